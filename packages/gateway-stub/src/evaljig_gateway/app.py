@@ -1,0 +1,214 @@
+"""The gateway as a plain ASGI application.
+
+A dict of routes and direct ASGI messages instead of a framework router: the hot path is
+one body read, one JSON parse, one handler call, one JSON dump and one journal append.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+from urllib.parse import parse_qs
+
+import orjson
+
+from evaljig_gateway import openai_api, validation
+from evaljig_gateway.behaviours import behaviour_for
+from evaljig_gateway.content import AnswerKey
+from evaljig_gateway.errors import GatewayError
+from evaljig_gateway.journal import Journal
+from evaljig_gateway.replies import Reply, json_reply
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+#: Requests with a larger body are refused with 413 before the body is read.
+DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+#: Sent as ``retry-after-ms`` on 429/500 so SDK retries (which honour it) take milliseconds.
+DEFAULT_RETRY_AFTER_MS = 1
+
+#: The gateway's own endpoints; they are not journaled.
+CONTROL_PREFIX = "/_gateway/"
+
+_MODEL_ROUTES: dict[str, Callable[[openai_api.Request], Reply]] = {
+    "/v1/chat/completions": openai_api.chat_completions,
+    "/v1/completions": openai_api.completions,
+    "/v1/embeddings": openai_api.embeddings,
+    "/v1/responses": openai_api.responses,
+}
+
+
+class _ClientGoneError(Exception):
+    """The client disconnected before we answered."""
+
+
+class GatewayApp:
+    """OpenAI-compatible ASGI app; see ``behaviours`` for what each model name does."""
+
+    def __init__(
+        self,
+        *,
+        answers: AnswerKey | None = None,
+        journal: Journal | None = None,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        retry_after_ms: int = DEFAULT_RETRY_AFTER_MS,
+    ) -> None:
+        self.answers = answers or AnswerKey()
+        self.journal = journal or Journal()
+        self.max_body_bytes = max_body_bytes
+        self.retry_after_ms = retry_after_ms
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            await self._http(scope, receive, send)
+        elif scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        method: str = scope["method"]
+        path: str = scope["path"]
+        model: str | None = None
+        attempt = 0
+        raw = b""
+        try:
+            raw = await self._read_body(scope, receive)
+            handler = _MODEL_ROUTES.get(path)
+            if handler is not None:
+                if method != "POST":
+                    raise GatewayError(405, f"Method {method} is not allowed on {path}; use POST.")
+                body = validation.require_object(_parse_json(raw))
+                model = validation.model_of(body)
+                attempt = self.journal.next_attempt(model)
+                reply = handler(openai_api.Request(raw, body, model, self.answers))
+                reply = await self._apply_behaviour(model, attempt, reply, receive)
+            else:
+                reply = self._control(method, path, scope)
+        except GatewayError as exc:
+            reply = Reply(exc.status, orjson.dumps(exc.body()), headers=exc.headers)
+        except _ClientGoneError:
+            self.journal.record(method, path, model, 499, attempt, raw)
+            return
+        await _send(send, reply)
+        if not path.startswith(CONTROL_PREFIX):
+            self.journal.record(method, path, model, reply.status, attempt, raw)
+
+    async def _read_body(self, scope: Scope, receive: Receive) -> bytes:
+        for name, value in scope["headers"]:
+            if name == b"content-length" and value.isdigit() and int(value) > self.max_body_bytes:
+                raise _too_large(self.max_body_bytes)
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise _ClientGoneError
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body_bytes:
+                raise _too_large(self.max_body_bytes)
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+    async def _apply_behaviour(self, model: str, attempt: int, reply: Reply, receive: Receive) -> Reply:
+        behaviour = behaviour_for(model)
+        if behaviour.stall:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            raise _ClientGoneError
+        if behaviour.delay_ms:
+            await asyncio.sleep(behaviour.delay_ms / 1000)
+        status = behaviour.failure_status_for(attempt)
+        if status is not None:
+            raise self._failure(status, model, attempt)
+        if behaviour.bad_request:
+            raise GatewayError(
+                400,
+                f"Model '{model}' rejects every request (evaljig gateway bad-request).",
+                param="model",
+                code="bad_request",
+            )
+        if behaviour.malformed:
+            body = reply.body or b"".join(reply.events or [])
+            return Reply(200, body[: max(1, len(body) // 2)])
+        return reply
+
+    def _failure(self, status: int, model: str, attempt: int) -> GatewayError:
+        ms = self.retry_after_ms
+        headers = [(b"retry-after-ms", str(ms).encode()), (b"retry-after", str(-(-ms // 1000)).encode())]
+        if status == 429:
+            headers += [
+                (b"x-ratelimit-limit-requests", b"60"),
+                (b"x-ratelimit-remaining-requests", b"0"),
+                (b"x-ratelimit-reset-requests", f"{ms}ms".encode()),
+                (b"x-ratelimit-limit-tokens", b"150000"),
+                (b"x-ratelimit-remaining-tokens", b"0"),
+                (b"x-ratelimit-reset-tokens", f"{ms}ms".encode()),
+            ]
+            message = f"Rate limit reached for model '{model}' (evaljig gateway, call {attempt})."
+        else:
+            message = (
+                "The server had an error while processing your request "
+                f"(evaljig gateway: '{model}' fails call {attempt})."
+            )
+        return GatewayError(status, message, headers=headers)
+
+    def _control(self, method: str, path: str, scope: Scope) -> Reply:
+        """Model listing and the gateway's own ``/_gateway/*`` endpoints."""
+        if path == "/v1/models" and method == "GET":
+            return openai_api.list_models()
+        if path.startswith("/v1/models/") and method == "GET" and len(path) > len("/v1/models/"):
+            return openai_api.retrieve_model(path[len("/v1/models/") :])
+        if path == "/_gateway/calls" and method == "GET":
+            query = parse_qs(scope.get("query_string", b"").decode())
+            calls = self.journal.calls(model=_first(query, "model"), path=_first(query, "path"))
+            return json_reply({"calls": [c.as_dict() for c in calls]})
+        if path == "/_gateway/reset" and method == "POST":
+            self.journal.reset()
+            return json_reply({"reset": True})
+        if path == "/_gateway/behaviours" and method == "GET":
+            return openai_api.behaviours()
+        raise GatewayError(404, f"Unknown path {method} {path}.")
+
+
+def _first(query: dict[str, list[str]], key: str) -> str | None:
+    values = query.get(key)
+    return values[0] if values else None
+
+
+def _parse_json(raw: bytes) -> Any:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise GatewayError(400, f"The request body is not valid JSON: {exc}", code="invalid_json") from None
+
+
+def _too_large(limit: int) -> GatewayError:
+    return GatewayError(413, f"The request body exceeds the gateway limit of {limit} bytes.")
+
+
+async def _send(send: Send, reply: Reply) -> None:
+    headers = [(b"content-type", reply.content_type), *reply.headers]
+    if reply.events is None:
+        headers.append((b"content-length", str(len(reply.body)).encode()))
+        await send({"type": "http.response.start", "status": reply.status, "headers": headers})
+        await send({"type": "http.response.body", "body": reply.body})
+        return
+    headers.append((b"cache-control", b"no-cache"))
+    await send({"type": "http.response.start", "status": reply.status, "headers": headers})
+    for event in reply.events:
+        await send({"type": "http.response.body", "body": event, "more_body": True})
+    await send({"type": "http.response.body", "body": b""})
+
+
+async def _lifespan(receive: Receive, send: Send) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return

@@ -1,0 +1,86 @@
+"""What the gateway does for a model name — the one place the behaviour table lives.
+
+A test picks a behaviour by naming the model, so no configuration travels with a request:
+``openai/fail-once-gpt`` fails its first call, ``openai/gpt`` always succeeds. Tokens are
+matched case-insensitively anywhere in the name and may be combined
+(``fail-2-rate-limit`` answers 429 twice, then succeeds).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+#: (token, behaviour) rows, rendered by ``evaljig-gateway behaviours`` and in the README.
+BEHAVIOUR_TABLE: tuple[tuple[str, str], ...] = (
+    ("(anything else)", "succeeds with deterministic content"),
+    ("fail-once", "first call per model name answers 500, later calls succeed"),
+    ("fail-<N>", "first N calls answer 500 (fail-3: three failures, then success)"),
+    ("always-fail", "every call answers 500"),
+    (
+        "rate-limit",
+        "429 with Retry-After, retry-after-ms and x-ratelimit-* headers; every call, "
+        "or only the first N when combined with fail-once / fail-<N>",
+    ),
+    ("slow-<ms>", "waits <ms> milliseconds before answering (slow-250)"),
+    ("stall", "never answers: holds the request until the client gives up"),
+    ("malformed", "200 with a truncated, unparsable JSON body"),
+    ("bad-request", "400 invalid_request_error on every call"),
+)
+
+_FAIL_N = re.compile(r"(?<![a-z0-9])fail-(\d+)(?![a-z0-9])")
+_SLOW = re.compile(r"(?<![a-z0-9])slow-(\d+)(?![a-z0-9])")
+
+ALWAYS = -1
+
+
+@dataclass(frozen=True, slots=True)
+class Behaviour:
+    """The parsed behaviour of one model name."""
+
+    fail_first: int = 0
+    """How many leading calls fail; ``ALWAYS`` for every call, 0 for none."""
+    failure_status: int = 500
+    delay_ms: int = 0
+    stall: bool = False
+    malformed: bool = False
+    bad_request: bool = False
+
+    def failure_status_for(self, attempt: int) -> int | None:
+        """The error status for the ``attempt``-th call (1-based), or None to succeed."""
+        if self.fail_first == ALWAYS or attempt <= self.fail_first:
+            return self.failure_status
+        return None
+
+
+@lru_cache(maxsize=4096)
+def behaviour_for(model: str) -> Behaviour:
+    """Parse a model name into its behaviour (cached: this sits on the hot path)."""
+    name = model.lower()
+    fail_first = 0
+    if "always-fail" in name:
+        fail_first = ALWAYS
+    elif "fail-once" in name:
+        fail_first = 1
+    elif match := _FAIL_N.search(name):
+        fail_first = int(match.group(1))
+    rate_limited = "rate-limit" in name
+    if rate_limited and fail_first == 0:
+        fail_first = ALWAYS
+    slow = _SLOW.search(name)
+    return Behaviour(
+        fail_first=fail_first,
+        failure_status=429 if rate_limited else 500,
+        delay_ms=int(slow.group(1)) if slow else 0,
+        stall="stall" in name,
+        malformed="malformed" in name,
+        bad_request="bad-request" in name,
+    )
+
+
+def behaviour_table_markdown() -> str:
+    """The behaviour table as Markdown (for ``evaljig-gateway behaviours`` and docs)."""
+    lines = ["| model name contains | behaviour |", "|---|---|"]
+    lines += [f"| `{token}` | {text} |" for token, text in BEHAVIOUR_TABLE]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,82 @@
+"""``evaljig-gateway``: serve the gateway from a shell, or print its behaviour table."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from types import FrameType
+
+from evaljig_gateway.answers import AnswerKeyError, load_answer_key
+from evaljig_gateway.app import DEFAULT_MAX_BODY_BYTES, DEFAULT_RETRY_AFTER_MS
+from evaljig_gateway.behaviours import behaviour_table_markdown
+from evaljig_gateway.journal import DEFAULT_CAPACITY
+from evaljig_gateway.server import LOOPBACK, Gateway, GatewayStartError
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="evaljig-gateway", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="run the gateway until SIGINT/SIGTERM")
+    serve.add_argument("--host", default=LOOPBACK, help="bind address (default: %(default)s)")
+    serve.add_argument("--port", type=int, default=0, help="port; 0 lets the OS choose (default)")
+    serve.add_argument("--answers", type=Path, help="answer key: JSON object or JSONL question/answer rows")
+    serve.add_argument("--journal", type=Path, help="also append every call to this JSONL file")
+    serve.add_argument("--journal-capacity", type=int, default=DEFAULT_CAPACITY, help="calls kept in memory")
+    serve.add_argument("--max-body-bytes", type=int, default=DEFAULT_MAX_BODY_BYTES, help="413 above this")
+    serve.add_argument(
+        "--retry-after-ms",
+        type=int,
+        default=DEFAULT_RETRY_AFTER_MS,
+        help="retry-after-ms sent with 429/500 (default: %(default)s)",
+    )
+    commands.add_parser("behaviours", help="print the model-name behaviour table (Markdown)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "behaviours":
+        sys.stdout.write(behaviour_table_markdown())
+        return 0
+    return _serve(args)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    if not 0 <= args.port <= 65535:
+        print(f"evaljig-gateway: --port must be between 0 and 65535, got {args.port}", file=sys.stderr)
+        return 2
+    try:
+        answers = load_answer_key(args.answers) if args.answers else None
+        gateway = Gateway(
+            host=args.host,
+            port=args.port,
+            answers=answers,
+            journal_path=args.journal,
+            journal_capacity=args.journal_capacity,
+            max_body_bytes=args.max_body_bytes,
+            retry_after_ms=args.retry_after_ms,
+        ).start()
+    except (AnswerKeyError, GatewayStartError, ValueError, OSError) as exc:
+        print(f"evaljig-gateway: {exc}", file=sys.stderr)
+        return 2
+    stop = threading.Event()
+
+    def _on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, _on_signal)
+    signal.signal(signal.SIGTERM, _on_signal)
+    print(f"ready {gateway.base_url}", flush=True)
+    stop.wait()
+    calls = len(gateway.calls())
+    gateway.stop()
+    print(f"stopped after {calls} call(s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

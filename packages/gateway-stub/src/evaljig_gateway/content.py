@@ -1,0 +1,210 @@
+"""Deterministic content: every value is a pure function of the request.
+
+Ids and timestamps come from a digest of the request bytes, answers from the prompt (or a
+loaded answer key), token counts from a simple word/punctuation tokenizer, log-probabilities
+and embedding vectors from seeded hashes. Nothing reads a clock or a random source.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import math
+import random
+import re
+import struct
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+_SPACES = re.compile(r"\s+")
+#: 2023-11-14T22:13:20Z: ``created`` values are offsets from here, so they look plausible.
+CREATED_BASE = 1_700_000_000
+_VOCABULARY = (
+    "alpha",
+    "bravo",
+    "charlie",
+    "delta",
+    "echo",
+    "foxtrot",
+    "golf",
+    "hotel",
+    "india",
+    "juliett",
+    "kilo",
+    "lima",
+    "mike",
+    "november",
+    "oscar",
+    "papa",
+    "quebec",
+    "romeo",
+    "sierra",
+    "tango",
+    "uniform",
+    "victor",
+    "whiskey",
+    "xray",
+    "yankee",
+    "zulu",
+)
+
+
+def tokenize(text: str) -> list[str]:
+    """Split text into word and punctuation tokens (stable across Python versions)."""
+    return TOKEN.findall(text)
+
+
+def count_tokens(text: str) -> int:
+    return len(TOKEN.findall(text))
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def created_from(request_digest: str) -> int:
+    """A plausible, request-derived Unix timestamp."""
+    return CREATED_BASE + int(request_digest[:6], 16)
+
+
+def normalize_text(text: str) -> str:
+    return _SPACES.sub(" ", text).strip()
+
+
+def message_text(content: Any) -> str:
+    """Text of an OpenAI message ``content`` (a string or a list of parts)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict) and "text" in part)
+    return ""
+
+
+class AnswerKey:
+    """Known answers for known questions: the longest question found in the prompt wins."""
+
+    def __init__(self, answers: Mapping[str, str] | None = None) -> None:
+        items = ((normalize_text(q), a) for q, a in (answers or {}).items())
+        self._answers = dict(sorted(items, key=lambda qa: (-len(qa[0]), qa[0])))
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
+    def lookup(self, prompt: str) -> str | None:
+        if not self._answers:
+            return None
+        text = normalize_text(prompt)
+        for question, answer in self._answers.items():
+            if question in text:
+                return answer
+        return None
+
+
+def default_answer(prompt: str, seed: int = 0) -> str:
+    """A short answer that is a stable function of the prompt (and choice index)."""
+    h = hashlib.sha256(f"{seed}\x00{prompt}".encode()).digest()
+    words = [_VOCABULARY[b % len(_VOCABULARY)] for b in h[:4]]
+    return f"Deterministic answer: {' '.join(words)}."
+
+
+def truncate(text: str, max_tokens: int | None, stop: list[str]) -> tuple[str, str]:
+    """Apply ``stop`` and ``max_tokens``; return the text and the OpenAI finish reason."""
+    for marker in stop:
+        if marker and marker in text:
+            text = text[: text.index(marker)]
+    if max_tokens is not None:
+        spans = [m.span() for m in TOKEN.finditer(text)]
+        if len(spans) > max_tokens:
+            return text[: spans[max_tokens - 1][1]] if max_tokens else "", "length"
+    return text, "stop"
+
+
+def _unit(seed: str) -> float:
+    """A stable float in [0, 1) from a string."""
+    return int.from_bytes(hashlib.blake2b(seed.encode(), digest_size=8).digest(), "big") / 2**64
+
+
+def token_logprob(token: str, position: int) -> float:
+    """A deterministic log-probability in (-2.5, -0.001]."""
+    return -round(0.001 + 2.5 * _unit(f"{position}\x00{token}"), 6)
+
+
+def alternatives(token: str, position: int, count: int) -> list[tuple[str, float]]:
+    """The chosen token first, then ``count - 1`` less likely alternatives."""
+    best = token_logprob(token, position)
+    out = [(token, best)]
+    for rank in range(1, count):
+        word = _VOCABULARY[int(_unit(f"alt{rank}\x00{position}\x00{token}") * len(_VOCABULARY))]
+        out.append((f"{word}{rank}", round(best - rank * 0.75 - _unit(f"{rank}{token}") * 0.5, 6)))
+    return out
+
+
+def chat_logprobs(tokens: Iterable[str], top: int) -> list[dict[str, Any]]:
+    """``choices[].logprobs.content`` for the chat API."""
+    return [
+        {
+            "token": tok,
+            "logprob": token_logprob(tok, i),
+            "bytes": list(tok.encode()),
+            "top_logprobs": [
+                {"token": alt, "logprob": lp, "bytes": list(alt.encode())} for alt, lp in alternatives(tok, i, top)
+            ],
+        }
+        for i, tok in enumerate(tokens)
+    ]
+
+
+def completion_logprobs(text: str, top: int, offset: int = 0) -> dict[str, Any]:
+    """``choices[].logprobs`` for the legacy completions API."""
+    matches = list(TOKEN.finditer(text))
+    tokens = [m.group() for m in matches]
+    return {
+        "tokens": tokens,
+        "token_logprobs": [token_logprob(t, i) for i, t in enumerate(tokens)],
+        "top_logprobs": [dict(alternatives(t, i, max(top, 1))) for i, t in enumerate(tokens)],
+        "text_offset": [offset + m.start() for m in matches],
+    }
+
+
+def embedding(model: str, item: Any, dimensions: int) -> list[float]:
+    """A unit-length vector seeded by the model and the input."""
+    seed = int.from_bytes(hashlib.sha256(f"{model}\x00{item!r}".encode()).digest()[:8], "big")
+    rng = random.Random(seed)
+    vec = [rng.gauss(0.0, 1.0) for _ in range(dimensions)]
+    norm = math.sqrt(sum(v * v for v in vec)) or 1.0
+    return [round(v / norm, 8) for v in vec]
+
+
+def encode_base64_floats(vector: list[float]) -> str:
+    """OpenAI's ``encoding_format="base64"``: little-endian float32."""
+    return base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode()
+
+
+def tool_arguments(schema: Any, prompt: str) -> Any:
+    """A value that satisfies a JSON-Schema fragment, derived from the prompt."""
+    if not isinstance(schema, dict):
+        return {}
+    if "enum" in schema and isinstance(schema["enum"], list) and schema["enum"]:
+        return schema["enum"][0]
+    if "const" in schema:
+        return schema["const"]
+    kind = schema.get("type", "object")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "string")
+    if kind == "object":
+        props = schema.get("properties") or {}
+        return {
+            name: tool_arguments(sub, f"{prompt}\x00{name}") for name, sub in props.items() if isinstance(props, dict)
+        }
+    if kind == "array":
+        return [tool_arguments(schema.get("items", {"type": "string"}), prompt)]
+    if kind == "integer":
+        return int(_unit(prompt) * 100)
+    if kind == "number":
+        return round(_unit(prompt) * 100, 2)
+    if kind == "boolean":
+        return _unit(prompt) >= 0.5
+    if kind == "null":
+        return None
+    return _VOCABULARY[int(_unit(prompt) * len(_VOCABULARY))]

@@ -1,0 +1,47 @@
+"""OpenAI-shaped error responses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+_TYPES = {
+    400: "invalid_request_error",
+    404: "invalid_request_error",
+    405: "invalid_request_error",
+    413: "invalid_request_error",
+    429: "rate_limit_error",
+    500: "server_error",
+}
+_CODES = {404: "not_found", 405: "method_not_allowed", 413: "request_too_large", 429: "rate_limit_exceeded"}
+
+
+@dataclass(slots=True)
+class GatewayError(Exception):
+    """An error answered to the client as ``{"error": {...}}`` with ``status``."""
+
+    status: int
+    message: str
+    param: str | None = None
+    code: str | None = None
+    headers: list[tuple[bytes, bytes]] = field(default_factory=list)
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "error": {
+                "message": self.message,
+                "type": _TYPES.get(self.status, "invalid_request_error"),
+                "param": self.param,
+                "code": self.code if self.code is not None else _CODES.get(self.status),
+            }
+        }
+
+
+def invalid(param: str, reason: str) -> GatewayError:
+    """A 400 naming the offending field."""
+    return GatewayError(400, f"Invalid value for '{param}': {reason}", param=param, code="invalid_value")
+
+
+def missing(param: str) -> GatewayError:
+    """A 400 for a required field that is absent."""
+    return GatewayError(400, f"Missing required parameter: '{param}'.", param=param, code="missing_required_parameter")

@@ -1,0 +1,354 @@
+"""The OpenAI endpoints: deterministic bodies for chat, completions, embeddings, models, responses."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from evaljig_gateway import content, validation
+from evaljig_gateway.behaviours import BEHAVIOUR_TABLE
+from evaljig_gateway.errors import GatewayError, invalid, missing
+from evaljig_gateway.replies import Reply, json_reply, sse_reply
+
+SYSTEM_FINGERPRINT = "fp_evaljig"
+DEFAULT_EMBEDDING_DIMENSIONS = 1536
+MAX_EMBEDDING_DIMENSIONS = 8192
+MODELS_OWNER = "evaljig"
+#: Example names listed by ``GET /v1/models``; any other name works too.
+LISTED_MODELS = ("gpt-stub", "fail-once", "always-fail", "rate-limit", "slow-100", "malformed")
+
+
+@dataclass(slots=True)
+class Request:
+    """A parsed, validated-as-object request body with its bytes and model."""
+
+    raw: bytes
+    body: dict[str, Any]
+    model: str
+    answers: content.AnswerKey
+
+    @property
+    def digest(self) -> str:
+        return content.digest(self.raw)
+
+
+def _usage(prompt_tokens: int, completion_tokens: int) -> dict[str, Any]:
+    return {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+    }
+
+
+def _answer(req: Request, prompt: str, index: int) -> str:
+    known = req.answers.lookup(prompt)
+    return known if known is not None else content.default_answer(prompt, index)
+
+
+# --------------------------------------------------------------------------- chat
+
+
+def chat_completions(req: Request) -> Reply:
+    body = req.body
+    messages = validation.messages_of(body)
+    validation.sampling(body)
+    n = validation.optional_int(body, "n", 1, 128) or 1
+    max_tokens = validation.optional_int(body, "max_completion_tokens", 1, 1_000_000)
+    if max_tokens is None:
+        max_tokens = validation.optional_int(body, "max_tokens", 1, 1_000_000)
+    stop = validation.stop_list(body)
+    stream = validation.optional_bool(body, "stream")
+    want_logprobs = validation.optional_bool(body, "logprobs")
+    top = validation.optional_int(body, "top_logprobs", 0, 20)
+    if top is not None and not want_logprobs:
+        raise invalid("top_logprobs", "requires 'logprobs' to be true")
+    tools = validation.tools_of(body)
+    tool = validation.tool_choice_of(body, tools)
+    if messages[-1].get("role") == "tool":
+        tool = None  # the tool answered: finish the turn with text, as an agent loop expects
+    options = body.get("stream_options")
+    if options is not None and (not isinstance(options, dict) or not stream):
+        raise invalid("stream_options", "is only allowed with 'stream': true and must be an object")
+    include_usage = bool(options and options.get("include_usage"))
+
+    prompt = "\n".join(content.message_text(m.get("content")) for m in messages)
+    prompt_tokens = content.count_tokens(prompt)
+    digest = req.digest
+    choices: list[dict[str, Any]] = []
+    completion_tokens = 0
+    for index in range(n):
+        if tool is not None:
+            call = _tool_call(tool, prompt, digest, index)
+            completion_tokens += content.count_tokens(call["function"]["arguments"])
+            message = {"role": "assistant", "content": None, "tool_calls": [call], "refusal": None}
+            choices.append({"index": index, "message": message, "logprobs": None, "finish_reason": "tool_calls"})
+            continue
+        text, finish = content.truncate(_answer(req, prompt, index), max_tokens, stop)
+        tokens = content.tokenize(text)
+        completion_tokens += len(tokens)
+        logprobs = {"content": content.chat_logprobs(tokens, top or 0), "refusal": None} if want_logprobs else None
+        message = {"role": "assistant", "content": text, "refusal": None, "annotations": []}
+        choices.append({"index": index, "message": message, "logprobs": logprobs, "finish_reason": finish})
+
+    head = {
+        "id": f"chatcmpl-{digest[:24]}",
+        "object": "chat.completion",
+        "created": content.created_from(digest),
+        "model": req.model,
+        "system_fingerprint": SYSTEM_FINGERPRINT,
+    }
+    usage = _usage(prompt_tokens, completion_tokens)
+    if stream:
+        return sse_reply(_chat_chunks(head, choices, usage if include_usage else None))
+    return json_reply({**head, "choices": choices, "usage": usage, "service_tier": "default"})
+
+
+def _tool_call(tool: dict[str, Any], prompt: str, digest: str, index: int) -> dict[str, Any]:
+    arguments = content.tool_arguments(tool.get("parameters") or {"type": "object"}, prompt)
+    return {
+        "id": f"call_{digest[24 + index % 8 : 48 + index % 8]}",
+        "type": "function",
+        "function": {"name": tool["name"], "arguments": orjson.dumps(arguments).decode()},
+    }
+
+
+def _chat_chunks(
+    head: dict[str, Any], choices: list[dict[str, Any]], usage: dict[str, Any] | None
+) -> list[dict[str, Any]]:
+    """OpenAI's chunk sequence: role, one delta per token, finish, then usage if asked."""
+    chunk_head = {**head, "object": "chat.completion.chunk"}
+    extra = {"usage": None} if usage is not None else {}
+    events: list[dict[str, Any]] = []
+    for choice in choices:
+        index, message = choice["index"], choice["message"]
+        deltas: list[tuple[dict[str, Any], Any]] = [({"role": "assistant", "content": ""}, None)]
+        if message.get("tool_calls"):
+            call = message["tool_calls"][0]
+            first = {
+                "index": 0,
+                "id": call["id"],
+                "type": "function",
+                "function": {"name": call["function"]["name"], "arguments": ""},
+            }
+            deltas.append(({"tool_calls": [first]}, None))
+            args = {"index": 0, "function": {"arguments": call["function"]["arguments"]}}
+            deltas.append(({"tool_calls": [args]}, None))
+        else:
+            logprobs = (choice["logprobs"] or {}).get("content")
+            for i, piece in enumerate(_pieces(message["content"])):
+                lp = {"content": [logprobs[i]], "refusal": None} if logprobs and i < len(logprobs) else None
+                deltas.append(({"content": piece}, lp))
+        for delta, lp in deltas:
+            events.append(
+                {
+                    **chunk_head,
+                    "choices": [{"index": index, "delta": delta, "logprobs": lp, "finish_reason": None}],
+                    **extra,
+                }
+            )
+        events.append(
+            {
+                **chunk_head,
+                "choices": [{"index": index, "delta": {}, "logprobs": None, "finish_reason": choice["finish_reason"]}],
+                **extra,
+            }
+        )
+    if usage is not None:
+        events.append({**chunk_head, "choices": [], "usage": usage})
+    return events
+
+
+def _pieces(text: str) -> list[str]:
+    """Split text into stream deltas that concatenate back to exactly ``text``."""
+    spans = [m.start() for m in content.TOKEN.finditer(text)]
+    if not spans:
+        return [text] if text else []
+    cuts = [0, *spans[1:], len(text)]
+    return [text[a:b] for a, b in itertools.pairwise(cuts) if b > a]
+
+
+# --------------------------------------------------------------------------- completions
+
+
+def completions(req: Request) -> Reply:
+    body = req.body
+    prompt_field = body.get("prompt")
+    if prompt_field is None:
+        raise missing("prompt")
+    if isinstance(prompt_field, str):
+        prompts = [prompt_field]
+    elif isinstance(prompt_field, list) and prompt_field and all(isinstance(p, str) for p in prompt_field):
+        prompts = list(prompt_field)
+    else:
+        raise invalid("prompt", "must be a string or a non-empty array of strings")
+    validation.sampling(body)
+    n = validation.optional_int(body, "n", 1, 128) or 1
+    max_tokens = validation.optional_int(body, "max_tokens", 0, 1_000_000)
+    if max_tokens is None:
+        max_tokens = 16  # OpenAI's default for the legacy endpoint
+    stop = validation.stop_list(body)
+    stream = validation.optional_bool(body, "stream")
+    echo = validation.optional_bool(body, "echo")
+    top = validation.optional_int(body, "logprobs", 0, 5)
+
+    digest = req.digest
+    choices: list[dict[str, Any]] = []
+    prompt_tokens = completion_tokens = 0
+    for p_index, prompt in enumerate(prompts):
+        prompt_tokens += content.count_tokens(prompt)
+        for k in range(n):
+            text, finish = content.truncate(_answer(req, prompt, k), max_tokens, stop)
+            completion_tokens += content.count_tokens(text)
+            full = prompt + text if echo else text
+            logprobs = content.completion_logprobs(full, top) if top is not None else None
+            choices.append({"text": full, "index": p_index * n + k, "logprobs": logprobs, "finish_reason": finish})
+    head = {
+        "id": f"cmpl-{digest[:24]}",
+        "object": "text_completion",
+        "created": content.created_from(digest),
+        "model": req.model,
+        "system_fingerprint": SYSTEM_FINGERPRINT,
+    }
+    usage = _usage(prompt_tokens, completion_tokens)
+    if stream:
+        options = body.get("stream_options")
+        include_usage = isinstance(options, dict) and bool(options.get("include_usage"))
+        events = [{**head, "choices": [{**c, "finish_reason": None}]} for c in choices if c["text"]]
+        events += [{**head, "choices": [{**c, "text": ""}]} for c in choices]
+        if include_usage:
+            events.append({**head, "choices": [], "usage": usage})
+        return sse_reply(events)
+    return json_reply({**head, "choices": choices, "usage": usage})
+
+
+# --------------------------------------------------------------------------- embeddings
+
+
+def embeddings(req: Request) -> Reply:
+    body = req.body
+    raw_input = body.get("input")
+    if raw_input is None:
+        raise missing("input")
+    items = _embedding_items(raw_input)
+    dims = validation.optional_int(body, "dimensions", 1, MAX_EMBEDDING_DIMENSIONS) or DEFAULT_EMBEDDING_DIMENSIONS
+    fmt = body.get("encoding_format", "float")
+    if fmt not in ("float", "base64"):
+        raise invalid("encoding_format", "must be 'float' or 'base64'")
+    data = []
+    tokens = 0
+    for index, item in enumerate(items):
+        vector = content.embedding(req.model, item, dims)
+        tokens += content.count_tokens(item) if isinstance(item, str) else len(item)
+        value: Any = content.encode_base64_floats(vector) if fmt == "base64" else vector
+        data.append({"object": "embedding", "index": index, "embedding": value})
+    return json_reply(
+        {"object": "list", "data": data, "model": req.model, "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
+    )
+
+
+def _embedding_items(raw: Any) -> list[Any]:
+    if isinstance(raw, str):
+        items: list[Any] = [raw]
+    elif isinstance(raw, list) and raw and all(isinstance(x, int) and not isinstance(x, bool) for x in raw):
+        items = [raw]
+    elif isinstance(raw, list) and raw and all(isinstance(x, (str, list)) for x in raw):
+        items = list(raw)
+    else:
+        raise invalid("input", "must be a string, an array of strings, or an array of token arrays")
+    for i, item in enumerate(items):
+        if isinstance(item, str) and not item:
+            raise invalid(f"input[{i}]", "must not be empty")
+        if isinstance(item, list) and not (item and all(isinstance(t, int) for t in item)):
+            raise invalid(f"input[{i}]", "token arrays must be non-empty arrays of integers")
+    return items
+
+
+# --------------------------------------------------------------------------- models
+
+
+def _model_object(name: str) -> dict[str, Any]:
+    return {"id": name, "object": "model", "created": content.CREATED_BASE, "owned_by": MODELS_OWNER}
+
+
+def list_models() -> Reply:
+    return json_reply({"object": "list", "data": [_model_object(m) for m in LISTED_MODELS]})
+
+
+def retrieve_model(name: str) -> Reply:
+    """Every name exists: the name *is* the behaviour (see ``behaviours``)."""
+    return json_reply(_model_object(name))
+
+
+def behaviours() -> Reply:
+    return json_reply([{"token": t, "behaviour": b} for t, b in BEHAVIOUR_TABLE])
+
+
+# --------------------------------------------------------------------------- responses
+
+
+def responses(req: Request) -> Reply:
+    body = req.body
+    raw_input = body.get("input")
+    if raw_input is None:
+        raise missing("input")
+    prompt = _responses_prompt(raw_input)
+    if validation.optional_bool(body, "stream"):
+        raise GatewayError(400, "Streaming is not supported on /v1/responses by this gateway.", param="stream")
+    instructions = body.get("instructions")
+    if instructions is not None and not isinstance(instructions, str):
+        raise invalid("instructions", "must be a string")
+    max_tokens = validation.optional_int(body, "max_output_tokens", 1, 1_000_000)
+    validation.sampling(body)
+    full_prompt = f"{instructions}\n{prompt}" if instructions else prompt
+    text, finish = content.truncate(_answer(req, full_prompt, 0), max_tokens, [])
+    digest = req.digest
+    input_tokens, output_tokens = content.count_tokens(full_prompt), content.count_tokens(text)
+    return json_reply(
+        {
+            "id": f"resp_{digest[:32]}",
+            "object": "response",
+            "created_at": content.created_from(digest),
+            "status": "completed" if finish == "stop" else "incomplete",
+            "incomplete_details": None if finish == "stop" else {"reason": "max_output_tokens"},
+            "error": None,
+            "model": req.model,
+            "instructions": instructions,
+            "output": [
+                {
+                    "type": "message",
+                    "id": f"msg_{digest[32:64]}",
+                    "status": "completed",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": text, "annotations": []}],
+                }
+            ],
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+            "usage": {
+                "input_tokens": input_tokens,
+                "input_tokens_details": {"cached_tokens": 0},
+                "output_tokens": output_tokens,
+                "output_tokens_details": {"reasoning_tokens": 0},
+                "total_tokens": input_tokens + output_tokens,
+            },
+        }
+    )
+
+
+def _responses_prompt(raw: Any) -> str:
+    if isinstance(raw, str):
+        if not raw:
+            raise invalid("input", "must not be empty")
+        return raw
+    if isinstance(raw, list) and raw:
+        parts = []
+        for i, item in enumerate(raw):
+            if not isinstance(item, dict) or "content" not in item:
+                raise invalid(f"input[{i}]", "must be a message object with 'role' and 'content'")
+            parts.append(content.message_text(item["content"]))
+        return "\n".join(parts)
+    raise invalid("input", "must be a string or a non-empty array of input messages")

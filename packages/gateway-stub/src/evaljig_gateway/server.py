@@ -1,0 +1,153 @@
+"""Running the gateway: a background uvicorn server on a port the OS picked beforehand."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+import uvicorn
+
+from evaljig_gateway.answers import load_answer_key
+from evaljig_gateway.app import DEFAULT_MAX_BODY_BYTES, DEFAULT_RETRY_AFTER_MS, GatewayApp
+from evaljig_gateway.content import AnswerKey
+from evaljig_gateway.journal import DEFAULT_CAPACITY, Call, Journal
+
+LOOPBACK = "127.0.0.1"
+_START_TIMEOUT_S = 20.0
+
+
+class GatewayStartError(RuntimeError):
+    """The server could not bind or did not come up."""
+
+
+def bind_socket(host: str = LOOPBACK, port: int = 0) -> socket.socket:
+    """Bind (and listen) before the server starts, so the port is known and owned."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise GatewayStartError(f"cannot bind {host}:{port}: {exc.strerror or exc}") from exc
+    sock.listen(2048)
+    return sock
+
+
+def uvicorn_config(app: GatewayApp) -> uvicorn.Config:
+    """Fast, quiet settings: httptools, uvloop where present, no access log, no lifespan."""
+    try:
+        import uvloop  # noqa: F401
+
+        loop = "uvloop"
+    except ImportError:  # pragma: no cover - platforms without uvloop
+        loop = "asyncio"
+    return uvicorn.Config(
+        app,
+        loop=loop,
+        http="httptools",
+        lifespan="off",
+        access_log=False,
+        log_level="warning",
+        timeout_graceful_shutdown=1,
+        timeout_keep_alive=30,
+        proxy_headers=False,
+        server_header=False,
+        date_header=False,
+    )
+
+
+class Gateway:
+    """``with Gateway() as gw: client(base_url=gw.base_url)`` — a live gateway on loopback."""
+
+    def __init__(
+        self,
+        *,
+        host: str = LOOPBACK,
+        port: int = 0,
+        answers: AnswerKey | Mapping[str, str] | Path | None = None,
+        journal_path: Path | None = None,
+        journal_capacity: int = DEFAULT_CAPACITY,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        retry_after_ms: int = DEFAULT_RETRY_AFTER_MS,
+    ) -> None:
+        self.host = host
+        self._requested_port = port
+        self.journal = Journal(journal_capacity, journal_path)
+        self.app = GatewayApp(
+            answers=_answer_key(answers),
+            journal=self.journal,
+            max_body_bytes=max_body_bytes,
+            retry_after_ms=retry_after_ms,
+        )
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self.port = 0
+
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:<port>`` (no ``/v1``)."""
+        if not self.port:
+            raise GatewayStartError("the gateway is not running")
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI base URL, ``http://127.0.0.1:<port>/v1``."""
+        return f"{self.url}/v1"
+
+    def start(self) -> Self:
+        sock = bind_socket(self.host, self._requested_port)
+        self.port = sock.getsockname()[1]
+        server = uvicorn.Server(uvicorn_config(self.app))
+        thread = threading.Thread(
+            target=server.run, kwargs={"sockets": [sock]}, name=f"gateway-{self.port}", daemon=True
+        )
+        thread.start()
+        deadline = time.monotonic() + _START_TIMEOUT_S
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                sock.close()
+                raise GatewayStartError(f"the gateway on {self.host}:{self.port} did not start")
+            time.sleep(0.005)
+        self._server, self._thread = server, thread
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None and self._thread is not None:
+            self._server.should_exit = True
+            self._thread.join(timeout=10)
+        self._server = self._thread = None
+        self.journal.close()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    def calls(self, model: str | None = None, path: str | None = None) -> list[Call]:
+        """Journaled calls, oldest first, optionally for one model name and/or path."""
+        return self.journal.calls(model=model, path=path)
+
+    def reset(self) -> None:
+        """Forget calls and per-model attempt counts."""
+        self.journal.reset()
+
+    def set_answers(self, answers: AnswerKey | Mapping[str, str] | Path | None) -> None:
+        """Replace the answer key (``None`` goes back to prompt-derived answers)."""
+        self.app.answers = _answer_key(answers)
+
+
+def _answer_key(answers: AnswerKey | Mapping[str, str] | Path | None) -> AnswerKey:
+    if isinstance(answers, AnswerKey):
+        return answers
+    if isinstance(answers, Path):
+        return load_answer_key(answers)
+    return AnswerKey(answers)

@@ -1,0 +1,127 @@
+"""Request checks that answer 400 naming the field, as OpenAI does, instead of crashing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evaljig_gateway.errors import GatewayError, invalid, missing
+
+_ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
+
+
+def require_object(body: Any) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise GatewayError(400, "The request body must be a JSON object.", code="invalid_json")
+    return body
+
+
+def model_of(body: dict[str, Any]) -> str:
+    model = body.get("model")
+    if model is None:
+        raise missing("model")
+    if not isinstance(model, str) or not model.strip():
+        raise invalid("model", "must be a non-empty string")
+    return model
+
+
+def optional_int(body: dict[str, Any], name: str, low: int, high: int) -> int | None:
+    value = body.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise invalid(name, f"must be an integer between {low} and {high}")
+    return value
+
+
+def optional_bool(body: dict[str, Any], name: str) -> bool:
+    value = body.get(name, False)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise invalid(name, "must be a boolean")
+    return value
+
+
+def optional_number(body: dict[str, Any], name: str, low: float, high: float) -> None:
+    value = body.get(name)
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+        raise invalid(name, f"must be a number between {low} and {high}")
+
+
+def stop_list(body: dict[str, Any]) -> list[str]:
+    stop = body.get("stop")
+    if stop is None:
+        return []
+    if isinstance(stop, str):
+        return [stop]
+    if isinstance(stop, list) and len(stop) <= 4 and all(isinstance(s, str) for s in stop):
+        return list(stop)
+    raise invalid("stop", "must be a string or a list of at most 4 strings")
+
+
+def sampling(body: dict[str, Any]) -> None:
+    optional_number(body, "temperature", 0, 2)
+    optional_number(body, "top_p", 0, 1)
+    optional_number(body, "presence_penalty", -2, 2)
+    optional_number(body, "frequency_penalty", -2, 2)
+
+
+def messages_of(body: dict[str, Any]) -> list[dict[str, Any]]:
+    messages = body.get("messages")
+    if messages is None:
+        raise missing("messages")
+    if not isinstance(messages, list) or not messages:
+        raise invalid("messages", "must be a non-empty array of message objects")
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict):
+            raise invalid(f"messages[{i}]", "must be an object")
+        role = message.get("role")
+        if role not in _ROLES:
+            raise invalid(f"messages[{i}].role", f"must be one of {', '.join(sorted(_ROLES))}")
+        content = message.get("content")
+        if content is None and role != "assistant":
+            raise missing(f"messages[{i}].content")
+        if content is not None and not isinstance(content, (str, list)):
+            raise invalid(f"messages[{i}].content", "must be a string or an array of content parts")
+    return messages
+
+
+def tools_of(body: dict[str, Any]) -> list[dict[str, Any]]:
+    tools = body.get("tools")
+    if tools is None:
+        return []
+    if not isinstance(tools, list):
+        raise invalid("tools", "must be an array")
+    for i, tool in enumerate(tools):
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if not isinstance(tool, dict) or tool.get("type") != "function" or not isinstance(function, dict):
+            raise invalid(f"tools[{i}]", "must be {'type': 'function', 'function': {...}}")
+        name = function.get("name")
+        if not isinstance(name, str) or not name:
+            raise missing(f"tools[{i}].function.name")
+        params = function.get("parameters")
+        if params is not None and not isinstance(params, dict):
+            raise invalid(f"tools[{i}].function.parameters", "must be a JSON Schema object")
+    return tools
+
+
+def tool_choice_of(body: dict[str, Any], tools: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The tool to call, or None to answer with text."""
+    choice = body.get("tool_choice")
+    if not tools:
+        if choice not in (None, "none"):
+            raise invalid("tool_choice", "is only allowed when 'tools' are specified")
+        return None
+    if choice is None or choice in ("auto", "required"):
+        return dict(tools[0]["function"])
+    if choice == "none":
+        return None
+    if isinstance(choice, dict) and isinstance(choice.get("function"), dict):
+        wanted = choice["function"].get("name")
+        for tool in tools:
+            if tool["function"]["name"] == wanted:
+                return dict(tool["function"])
+        raise invalid("tool_choice", f"names a function that is not in 'tools': {wanted!r}")
+    raise invalid("tool_choice", "must be 'none', 'auto', 'required' or a function choice object")

@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+import math
+
+import pytest
+from evaljig_gateway import content
+from evaljig_gateway.content import AnswerKey
+
+
+def test_tokenizer_splits_words_and_punctuation() -> None:
+    assert content.tokenize("Hello, wörld! 42") == ["Hello", ",", "wörld", "!", "42"]
+
+
+@pytest.mark.parametrize(
+    ("text", "max_tokens", "stop", "expected"),
+    [
+        ("one two three", None, [], ("one two three", "stop")),
+        ("one two three", 2, [], ("one two", "length")),
+        ("one two three", 3, [], ("one two three", "stop")),
+        ("one two. three", None, ["."], ("one two", "stop")),
+    ],
+)
+def test_truncate(text: str, max_tokens: int | None, stop: list[str], expected: tuple[str, str]) -> None:
+    assert content.truncate(text, max_tokens, stop) == expected
+
+
+def test_answer_key_prefers_longest_question_and_ignores_whitespace() -> None:
+    key = AnswerKey({"What is 2+2?": "B", "What is 2+2? Show work.": "C"})
+    assert key.lookup("Question:  What is 2+2?\nShow work.\nAnswer:") == "C"
+    assert key.lookup("Q: What is 2+2?") == "B"
+    assert key.lookup("unrelated") is None
+
+
+def test_default_answer_is_a_function_of_the_prompt() -> None:
+    assert content.default_answer("a") == content.default_answer("a")
+    assert content.default_answer("a") != content.default_answer("b")
+    assert content.default_answer("a", 0) != content.default_answer("a", 1)
+
+
+def test_embeddings_are_unit_vectors_and_stable() -> None:
+    vec = content.embedding("m", "text", 64)
+    assert len(vec) == 64
+    assert math.isclose(math.sqrt(sum(v * v for v in vec)), 1.0, rel_tol=1e-6)
+    assert vec == content.embedding("m", "text", 64)
+    assert vec != content.embedding("m", "other", 64)
+
+
+def test_logprobs_are_valid_and_ranked() -> None:
+    [entry] = content.chat_logprobs(["Paris"], top=3)
+    assert entry["token"] == "Paris"
+    assert -2.501 < entry["logprob"] <= 0
+    lps = [alt["logprob"] for alt in entry["top_logprobs"]]
+    assert entry["top_logprobs"][0]["token"] == "Paris"
+    assert lps == sorted(lps, reverse=True)
+
+
+def test_tool_arguments_follow_the_schema() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+            "days": {"type": "integer"},
+            "detailed": {"type": "boolean"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        },
+    }
+    args = content.tool_arguments(schema, "weather in Paris")
+    assert set(args) == {"city", "unit", "days", "detailed", "tags"}
+    assert args["unit"] == "celsius"
+    assert isinstance(args["days"], int)
+    assert isinstance(args["detailed"], bool)
+    assert isinstance(args["tags"], list)
+    assert isinstance(args["tags"][0], str)

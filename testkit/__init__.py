@@ -1,0 +1,1 @@
+"""Repository-level test support shared by every package's tests (not shipped in any wheel)."""
