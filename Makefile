@@ -27,8 +27,16 @@ setup: $(STAMP) ## bootstrap tools and sync the workspace venv (.venv) from uv.l
 	@$(TOOLS)/bin/uv sync --locked --all-packages --all-groups
 
 .PHONY: ci
-ci: $(STAMP) ## everything CI runs: lint, typecheck, tests + goldens
-	@$(NOX) $(NOXFLAGS) -s lint typecheck tests
+ci: $(STAMP) ## everything CI runs: lint, typecheck, tests + goldens, wheels, then the merged report
+	@$(NOX) $(NOXFLAGS) -s lint typecheck tests package report
+
+.PHONY: report
+report: $(STAMP) ## merge the newest run's reports into reports/<run>/merged/ (report.html)
+	@$(NOX) $(NOXFLAGS) -s report
+
+.PHONY: package
+package: $(STAMP) ## build every wheel, check its contents, test the installed corpus
+	@$(NOX) $(NOXFLAGS) -s package
 
 .PHONY: lighteval
 lighteval: $(STAMP) ## the LEV contract matrix against the real lighteval

@@ -3,6 +3,7 @@ from __future__ import annotations
 import httpx
 import openai
 import pytest
+
 from evaljig_gateway import Gateway
 
 FAKE_KEY = "sk-evaljig-test"  # never a real credential: the gateway ignores keys

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
+
 from evaljig_gateway import Gateway
 
 from .conftest import CHAT

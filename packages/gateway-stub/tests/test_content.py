@@ -3,6 +3,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from evaljig_gateway import content
 from evaljig_gateway.content import AnswerKey
 

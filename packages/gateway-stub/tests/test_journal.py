@@ -5,6 +5,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+
 from evaljig_gateway import Gateway, Journal
 
 from .conftest import CHAT

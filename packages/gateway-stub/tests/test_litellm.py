@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import litellm
 import pytest
+
 from evaljig_gateway import Gateway
 
 from .conftest import FAKE_KEY

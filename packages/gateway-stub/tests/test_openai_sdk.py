@@ -8,6 +8,7 @@ import struct
 
 import openai
 import pytest
+
 from evaljig_gateway import Gateway
 
 from .conftest import FAKE_KEY

@@ -6,6 +6,7 @@ from typing import Any
 
 import httpx
 import pytest
+
 from evaljig_gateway import Gateway
 
 Q = [{"role": "user", "content": "What is the capital of France?"}]

@@ -1,0 +1,102 @@
+"""Load eval cases from one JSON/YAML file or a folder of them, failing loudly and precisely."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from evaljig_cases.errors import CaseLoadError, DuplicateCaseError, describe_validation_error
+from evaljig_cases.models import EvalCase
+
+CASE_SUFFIXES = (".json", ".yaml", ".yml")
+
+
+def load_cases(path: str | Path) -> list[EvalCase]:
+    """Cases from a file, or from every case file under a folder (recursively, sorted by relative path)."""
+    root = Path(path)
+    if root.is_dir():
+        files = sorted(
+            (p for p in root.rglob("*") if p.is_file() and p.suffix in CASE_SUFFIXES and not p.name.startswith(".")),
+            key=lambda p: p.relative_to(root).as_posix(),
+        )
+        if not files:
+            raise CaseLoadError(f"{root}: no case files ({', '.join(CASE_SUFFIXES)}) found", path=root)
+        cases = [case for f in files for case in load_case_file(f)]
+    else:
+        cases = load_case_file(root)
+    ensure_unique_ids(cases)
+    return cases
+
+
+def load_case_file(path: str | Path) -> list[EvalCase]:
+    """The cases of one file: a single case, a list of cases, or ``{"cases": [...]}``."""
+    file = Path(path)
+    if file.suffix not in CASE_SUFFIXES:
+        raise CaseLoadError(f"{file}: not a case file (expected {', '.join(CASE_SUFFIXES)})", path=file)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CaseLoadError(f"{file}: cannot read: {exc.strerror or exc}", path=file) from exc
+    raw = _parse(file, text)
+    cases = [_validate(file, index, item) for index, item in enumerate(_case_list(file, raw))]
+    ensure_unique_ids(cases)
+    return cases
+
+
+def ensure_unique_ids(cases: Iterable[EvalCase]) -> None:
+    """Reject two cases with the same id, naming where each was defined."""
+    seen: dict[str, EvalCase] = {}
+    for case in cases:
+        first = seen.setdefault(case.id, case)
+        if first is not case:
+            raise DuplicateCaseError(
+                f"duplicate case id {case.id!r}: defined in {first.source or '?'} and again in {case.source or '?'}",
+                path=Path(case.source) if case.source else None,
+                case=case.id,
+            )
+
+
+def _parse(file: Path, text: str) -> Any:
+    if file.suffix == ".json":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise CaseLoadError(f"{file}: invalid JSON at line {exc.lineno}: {exc.msg}", path=file) from exc
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        where = getattr(exc, "problem_mark", None)
+        at = f" at line {where.line + 1}" if where is not None else ""
+        problem = getattr(exc, "problem", None) or exc
+        raise CaseLoadError(f"{file}: invalid YAML{at}: {problem}", path=file) from exc
+
+
+def _case_list(file: Path, raw: Any) -> Sequence[Any]:
+    if isinstance(raw, dict) and set(raw) == {"cases"}:
+        raw = raw["cases"]
+    elif isinstance(raw, dict):
+        raw = [raw]
+    if not isinstance(raw, list) or not raw:
+        raise CaseLoadError(f"{file}: expected a case, a list of cases or {{cases: [...]}}, found no cases", path=file)
+    return raw
+
+
+def _validate(file: Path, index: int, item: Any) -> EvalCase:
+    case_id = item.get("id") if isinstance(item, dict) else None
+    label = f"case {case_id!r} (#{index})" if isinstance(case_id, str) else f"case #{index}"
+    if not isinstance(item, dict):
+        raise CaseLoadError(f"{file}: {label}: expected a mapping, got {type(item).__name__}", path=file)
+    try:
+        case = EvalCase.model_validate(item)
+    except ValidationError as exc:
+        raise CaseLoadError(
+            f"{file}: {label}: {describe_validation_error(exc)}",
+            path=file,
+            case=case_id if isinstance(case_id, str) else None,
+        ) from exc
+    return case.with_source(str(file))

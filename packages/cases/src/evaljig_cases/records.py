@@ -1,0 +1,36 @@
+"""The recording contract with the reporter: one ``CaseRecord`` per metric item, in ``item.user_properties``.
+
+Each metric item appends ``(RECORD_KEY, record)`` where ``record`` is ``CaseRecord.model_dump(mode="json")``:
+plain JSON values only, so it survives xdist's report serialization and junitxml unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from evaljig_cases.metrics import MetricResult
+from evaljig_cases.models import EvalCase
+
+RECORD_KEY = "evaljig.case"
+
+
+class CaseRecord(BaseModel):
+    """What one metric item reports: which suite and case, what the tool returned, how the metric judged it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    suite: str
+    """The test class node id, e.g. ``tests/test_x.py::TestCodeTool``."""
+    case_id: str
+    case: EvalCase
+    inference: dict[str, Any] | None
+    """The tool's output as JSON; may hold ``artifacts: [{name, mime_type, base64}]``. None when the tool raised."""
+    metric: MetricResult
+    error: str | None = None
+    """Set when the tool or the metric raised; the metric status is then ``fail``."""
+
+    def to_property(self) -> tuple[str, dict[str, Any]]:
+        """The ``(key, value)`` pair appended to ``item.user_properties``."""
+        return RECORD_KEY, self.model_dump(mode="json")

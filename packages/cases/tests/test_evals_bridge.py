@@ -1,0 +1,69 @@
+"""The pydantic-evals bridge on plain code-defined cases: a real Dataset, run with ``evaluate_sync``."""
+# cases are declared as class attributes, pytest-class style
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic_evals import Dataset
+from pydantic_evals.evaluators import EqualsExpected, Evaluator, EvaluatorContext
+
+from evaljig_cases import CodeCase, collect_cases, private_event_loop, to_pydantic_evals
+
+
+@dataclass
+class IsEven(Evaluator[list[int], int, dict[str, str]]):
+    def evaluate(self, ctx: EvaluatorContext[list[int], int, dict[str, str]]) -> bool:
+        return ctx.output % 2 == 0
+
+
+class Sums(CodeCase[list[int], int, dict[str, str]], abstract=True):
+    """Sums of integer lists; inputs are built with code."""
+
+    metadata = {"family": "sums"}
+
+
+class FirstTen(Sums):
+    inputs = list(range(1, 11))
+    expected_output = 55
+
+
+class Evens(Sums):
+    inputs = [2 * i for i in range(5)]
+    expected_output = 20
+    evaluators = (IsEven(),)
+
+
+class WrongOnPurpose(Sums):
+    inputs = [1, 1]
+    expected_output = 3
+
+
+def test_dataset_mirrors_collect_cases() -> None:
+    dataset = Sums.to_pydantic_evals(evaluators=[EqualsExpected()])
+    assert isinstance(dataset, Dataset)
+    assert dataset.name == "Sums"
+    names = ["FirstTen", "Evens", "WrongOnPurpose"]
+    assert [c.name for c in dataset.cases] == [c.name for c in collect_cases(Sums)] == names
+    assert [(c.inputs, c.expected_output, c.metadata) for c in dataset.cases][1] == (
+        [0, 2, 4, 6, 8],
+        20,
+        {"family": "sums"},
+    )
+    assert [type(e).__name__ for e in dataset.cases[1].evaluators] == ["IsEven"]
+    assert to_pydantic_evals(Sums, name="renamed").name == "renamed"
+
+
+def test_evaluate_sync_scores_every_case() -> None:
+    dataset = Sums.to_pydantic_evals(evaluators=[EqualsExpected()])
+    with private_event_loop():
+        report = dataset.evaluate_sync(sum, progress=False)
+    assertions = {case.name: {k: v.value for k, v in case.assertions.items()} for case in report.cases}
+    assert assertions == {
+        "FirstTen": {"EqualsExpected": True},
+        "Evens": {"IsEven": True, "EqualsExpected": True},
+        "WrongOnPurpose": {"EqualsExpected": False},
+    }
+    text = report.render(width=100, include_durations=False)
+    assert "Evaluation Summary: sum" in text
+    assert "WrongOnPurpose" in text

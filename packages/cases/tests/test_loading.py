@@ -1,0 +1,128 @@
+"""Loading case files and folders: formats, order, and errors that name the file and the case."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from evaljig_cases import CaseLoadError, DuplicateCaseError, EvalCase, load_case_file, load_cases
+
+
+def case(case_id: str, **extra: Any) -> dict[str, Any]:
+    return {"id": case_id, "tool_id": "code", "function_call": {"name": "f", "args": {"x": 1}}, **extra}
+
+
+def write(path: Path, data: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(data) if path.suffix == ".json" else yaml.safe_dump(data, sort_keys=False)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        pytest.param(lambda: case("a"), id="single"),
+        pytest.param(lambda: [case("a"), case("b")], id="list"),
+        pytest.param(lambda: {"cases": [case("a"), case("b")]}, id="cases-key"),
+    ],
+)
+@pytest.mark.parametrize("suffix", [".json", ".yaml", ".yml"])
+def test_file_shapes(tmp_path: Path, shape: Any, suffix: str) -> None:
+    data = shape()
+    cases = load_cases(write(tmp_path / f"cases{suffix}", data))
+    expected = ["a"] if isinstance(data, dict) and "id" in data else ["a", "b"]
+    assert [c.id for c in cases] == expected
+    assert cases[0].function_call.args == {"x": 1}
+    assert cases[0].source == str(tmp_path / f"cases{suffix}")
+
+
+def test_every_field_round_trips(tmp_path: Path) -> None:
+    full = case(
+        "full",
+        description="all fields",
+        expectations={"answer": 3.5, "artifacts": ["plot.png"]},
+        artifact_mocks={"sales": [{"region": "n", "amount": 1}]},
+    )
+    (loaded,) = load_cases(write(tmp_path / "full.yaml", full))
+    assert loaded.model_dump(mode="json") == {**full, "function_call": {"name": "f", "args": {"x": 1}}}
+    assert EvalCase.model_validate(loaded.model_dump(mode="json")) == loaded
+
+
+def test_folder_is_recursive_and_sorted_by_relative_path(tmp_path: Path) -> None:
+    write(tmp_path / "b.json", [case("b1"), case("b2")])
+    write(tmp_path / "a.yaml", case("a1"))
+    write(tmp_path / "sub" / "c.yml", case("c1"))
+    (tmp_path / "notes.txt").write_text("ignored")
+    (tmp_path / ".hidden.yaml").write_text("not: [valid")
+    assert [c.id for c in load_cases(tmp_path)] == ["a1", "b1", "b2", "c1"]
+
+
+def test_empty_folder_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(CaseLoadError, match="no case files"):
+        load_cases(tmp_path)
+
+
+def test_validation_error_names_file_case_and_field(tmp_path: Path) -> None:
+    bad = write(tmp_path / "cases.yaml", [case("fine"), {"id": "broken", "tool_id": "code", "function_call": {}}])
+    with pytest.raises(CaseLoadError) as info:
+        load_cases(tmp_path)
+    assert str(info.value) == f"{bad}: case 'broken' (#1): function_call.name: Field required"
+    assert (info.value.path, info.value.case) == (bad, "broken")
+
+
+def test_case_without_id_is_named_by_position(tmp_path: Path) -> None:
+    bad = write(tmp_path / "cases.json", [case("ok"), {"tool_id": "code", "function_call": {"name": "f"}}])
+    with pytest.raises(CaseLoadError, match=r"cases\.json: case #1: id: Field required"):
+        load_cases(bad)
+
+
+def test_unknown_keys_are_rejected(tmp_path: Path) -> None:
+    with pytest.raises(CaseLoadError, match=r"case 'a' \(#0\): expectation: Extra inputs are not permitted"):
+        load_cases(write(tmp_path / "c.yaml", case("a", expectation={})))
+
+
+def test_unsafe_case_ids_are_rejected(tmp_path: Path) -> None:
+    with pytest.raises(CaseLoadError, match=r"case 'a b' \(#0\): id: String should match pattern"):
+        load_cases(write(tmp_path / "c.yaml", case("a b")))
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("c.yaml", "cases: [\n  {id: x", r"c\.yaml: invalid YAML at line \d+"),
+        ("c.json", '[{"id": }]', r"c\.json: invalid JSON at line 1"),
+        ("c.yaml", "", r"c\.yaml: expected a case, a list of cases or \{cases: \[...\]\}, found no cases"),
+        ("c.yaml", "- just a string", r"c\.yaml: case #0: expected a mapping, got str"),
+    ],
+)
+def test_unparsable_files_name_the_file(tmp_path: Path, name: str, text: str, message: str) -> None:
+    (tmp_path / name).write_text(text)
+    with pytest.raises(CaseLoadError, match=message):
+        load_cases(tmp_path / name)
+
+
+def test_wrong_suffix_and_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(CaseLoadError, match=r"not a case file"):
+        load_case_file(tmp_path / "cases.txt")
+    with pytest.raises(CaseLoadError, match=r"missing\.yaml: cannot read"):
+        load_case_file(tmp_path / "missing.yaml")
+
+
+def test_duplicate_ids_in_one_file(tmp_path: Path) -> None:
+    f = write(tmp_path / "c.yaml", [case("same"), case("same")])
+    with pytest.raises(DuplicateCaseError, match=rf"duplicate case id 'same': defined in {f} and again in {f}"):
+        load_cases(f)
+
+
+def test_duplicate_ids_across_files_name_both(tmp_path: Path) -> None:
+    a = write(tmp_path / "a.yaml", case("same"))
+    b = write(tmp_path / "b.json", [case("other"), case("same")])
+    with pytest.raises(DuplicateCaseError) as info:
+        load_cases(tmp_path)
+    assert str(info.value) == f"duplicate case id 'same': defined in {a} and again in {b}"
+    assert info.value.case == "same"

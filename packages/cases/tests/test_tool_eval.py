@@ -1,0 +1,251 @@
+"""The tool-eval base class, run in an inner pytest session: once-per-class tool runs, patching, the
+recording contract, and pass / fail / skip / error semantics."""
+# cases are declared as class attributes, pytest-class style
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evaljig_cases import RECORD_KEY, CaseRecord, EvalCase, FunctionCall, ToolEval, run_tool
+
+pytest_plugins = ["pytester"]
+
+HELPER = """
+def load(name):
+    raise RuntimeError("the real loader must not run in evals")
+
+REAL = load
+"""
+
+SUITE = """
+import asyncio
+from pathlib import Path
+
+import helper
+from evaljig_cases import EvalCase, FunctionCall, Metric, ToolEval
+
+LOG = Path(__file__).with_name("calls.log")
+
+
+def case(case_id, expected=None, **args):
+    expectations = {} if expected is None else {"value": expected}
+    return EvalCase(id=case_id, tool_id="echo", function_call=FunctionCall(name="echo", args=args),
+                    expectations=expectations, artifact_mocks={"table": [{"case": case_id}]})
+
+
+def echo(owner, case):
+    with LOG.open("a") as log:
+        log.write(f"{type(owner).__name__}:{case.id}\\n")
+    if case.function_call.args.get("boom"):
+        raise ValueError(f"tool exploded on {case.id}")
+    return {"value": case.function_call.args.get("value")}
+
+
+class Match(Metric):
+    def evaluate(self, case, inference):
+        if "value" not in case.expectations:
+            return self.skipped("no expected value")
+        if inference["value"] == case.expectations["value"]:
+            return self.passed("equal")
+        return self.failed(f"{inference['value']} != {case.expectations['value']}")
+
+
+class AsyncMatch(Match):
+    async def evaluate_async(self, case, inference):
+        await asyncio.sleep(0)
+        return self.evaluate(case, inference)
+
+
+class Explodes(Metric):
+    def evaluate(self, case, inference):
+        if case.expectations.get("value") == "explode":
+            raise KeyError("metric exploded")
+        return self.passed(score=0.5)
+
+
+class TestSync(ToolEval):
+    cases = [case("one", 1, value=1), case("two", 2, value=2)]
+    metrics = [Match(), AsyncMatch(), Explodes()]
+
+    def run_tool(self, case):
+        return echo(self, case)
+
+
+class TestAsync(TestSync):
+    async def run_tool(self, case):
+        await asyncio.sleep(0)
+        return echo(self, case)
+
+
+class TestOutcomes(ToolEval):
+    cases = [
+        case("ok", 1, value=1),
+        case("wrong", 2, value=3),
+        case("unscored", value=1),
+        case("broken", 1, boom=True),
+        case("metric_error", "explode", value="explode"),
+        EvalCase(id="other_tool", tool_id="something-else", function_call=FunctionCall(name="x")),
+    ]
+    metrics = [Match(), Explodes()]
+    tool_id = "echo"
+
+    def run_tool(self, case):
+        return echo(self, case)
+
+
+class TestPatched(ToolEval):
+    cases = [case("p1", value=1), case("p2", value=2)]
+    patches = {"helper.load": lambda case: (lambda name: [*case.artifact_mocks[name], {"patched": True}])}
+
+    class PatchActive(Metric):
+        def evaluate(self, case, inference):
+            assert helper.load is not helper.REAL, "patch must stay active while the case's metrics run"
+            return self.passed() if inference["rows"][0]["case"] == case.id else self.failed("wrong mocks")
+
+    metrics = [PatchActive()]
+
+    def run_tool(self, case):
+        echo(self, case)
+        return {"rows": helper.load("table")}
+
+
+def test_patches_are_restored_after_the_class():
+    assert helper.load is helper.REAL
+"""
+
+#: Inner sessions: no cache or report files, deprecations fail, and no AST work (plain asserts, native
+#: tracebacks) because CPython 3.11's AST recursion-depth bug can break in-process sessions spuriously.
+INNER_ARGS = (
+    "-p", "no:cacheprovider", "-p", "no:evaljig_report", "-W", "error::pytest.PytestDeprecationWarning",
+    "--assert=plain", "--tb=native",
+)  # fmt: skip
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makepyfile(helper=HELPER, test_suite=SUITE)
+    return pytester
+
+
+def calls(pytester: pytest.Pytester) -> list[str]:
+    log = pytester.path / "calls.log"
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def records(reprec: pytest.HookRecorder) -> dict[str, dict[str, Any]]:
+    """Call-phase records by test id (``Class::case-metric``), exactly as the items appended them."""
+    found: dict[str, dict[str, Any]] = {}
+    for report in reprec.getreports("pytest_runtest_logreport"):
+        if report.when != "call":
+            continue
+        entries = [value for key, value in report.user_properties if key == RECORD_KEY]
+        if entries:
+            (found[report.nodeid.split("::", 1)[1]],) = entries
+    return found
+
+
+def test_tool_runs_once_per_class_and_case(suite: pytest.Pytester) -> None:
+    reprec = suite.inline_run("-k", "TestSync or TestAsync", *INNER_ARGS)
+    reprec.assertoutcome(passed=2 * 2 * 3)
+    assert calls(suite) == ["TestSync:one", "TestSync:two", "TestAsync:one", "TestAsync:two"]
+
+
+def test_items_are_one_per_case_and_metric_grouped_by_case(suite: pytest.Pytester) -> None:
+    reprec = suite.inline_run("-k", "TestSync", *INNER_ARGS)
+    assert [r.nodeid.split("::", 1)[1] for r in reprec.getreports("pytest_runtest_logreport") if r.when == "call"] == [
+        f"TestSync::test_metric[{case}-{metric}]"
+        for case in ("one", "two")
+        for metric in ("match", "async_match", "explodes")
+    ]
+
+
+def test_patches_are_active_for_the_class_and_restored_after(suite: pytest.Pytester) -> None:
+    reprec = suite.inline_run("-k", "TestPatched or restored", *INNER_ARGS)
+    reprec.assertoutcome(passed=3)
+    assert records(reprec)["TestPatched::test_metric[p2-patch_active]"]["inference"] == {
+        "rows": [{"case": "p2"}, {"patched": True}]
+    }
+    assert calls(suite) == ["TestPatched:p1", "TestPatched:p2"]
+
+
+def test_outcomes_follow_the_metric_status(suite: pytest.Pytester) -> None:
+    reprec = suite.inline_run("-k", "TestOutcomes", *INNER_ARGS)
+    calls_ = [r for r in reprec.getreports("pytest_runtest_logreport") if r.when == "call"]
+    outcome = {r.nodeid.split("[")[1].rstrip("]"): r for r in calls_}
+    status = {key: r.outcome for key, r in outcome.items()}
+    assert status == {
+        "ok-match": "passed",
+        "ok-explodes": "passed",
+        "wrong-match": "failed",
+        "wrong-explodes": "passed",
+        "unscored-match": "skipped",
+        "unscored-explodes": "passed",
+        "broken-match": "failed",
+        "broken-explodes": "failed",
+        "metric_error-match": "passed",
+        "metric_error-explodes": "failed",
+    }
+    assert "match: 3 != 2" in str(outcome["wrong-match"].longrepr)
+    assert "match: no expected value" in str(outcome["unscored-match"].longrepr)
+    assert "tool raised: ValueError: tool exploded on broken" in str(outcome["broken-explodes"].longrepr)
+    assert "explodes: metric raised: KeyError: 'metric exploded'" in str(outcome["metric_error-explodes"].longrepr)
+    assert "other_tool-match" not in outcome  # filtered out by tool_id
+    assert calls(suite) == [f"TestOutcomes:{c}" for c in ("ok", "wrong", "unscored", "broken", "metric_error")]
+
+
+def test_records_follow_the_contract(suite: pytest.Pytester, golden: Any) -> None:
+    reprec = suite.inline_run("-k", "TestOutcomes", *INNER_ARGS)
+    found = records(reprec)
+    assert len(found) == 10  # every metric item records, whatever its outcome
+    for record in found.values():
+        assert list(record) == ["suite", "case_id", "case", "inference", "metric", "error"]
+        assert json.loads(json.dumps(record)) == record  # plain JSON values only
+        assert CaseRecord.model_validate(record).model_dump(mode="json") == record
+        assert record["suite"] == "test_suite.py::TestOutcomes"
+        assert record["case"] == EvalCase.model_validate(record["case"]).model_dump(mode="json")
+    assert golden == found
+
+
+def test_duplicate_case_ids_and_metric_names_are_collection_errors(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_dupes="""
+        from evaljig_cases import EvalCase, FunctionCall, Metric, ToolEval
+
+        class M(Metric):
+            def evaluate(self, case, inference):
+                return self.passed()
+
+        def case(i):
+            return EvalCase(id=i, tool_id="t", function_call=FunctionCall(name="f"))
+
+        class TestDupCases(ToolEval):
+            cases = [case("a"), case("a")]
+            metrics = [M()]
+
+        class TestDupMetrics(ToolEval):
+            cases = [case("a")]
+            metrics = [M(), M()]
+        """
+    )
+    result = pytester.runpytest(*INNER_ARGS)
+    result.assert_outcomes(errors=2)
+    result.stdout.fnmatch_lines(["*duplicate case id 'a'*", "*metric names must be unique*"])
+
+
+def test_run_case_and_run_tool_outside_pytest(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Doubler(ToolEval):
+        cases = [EvalCase(id="c", tool_id="t", function_call=FunctionCall(name="f", args={"x": 2}))]
+        patches = {f"{__name__}.Path.cwd": lambda case: lambda: Path("/patched")}
+
+        def run_tool(self, case: EvalCase) -> dict[str, Any]:
+            return {"x": case.function_call.args["x"] * 2, "where": Path.cwd()}
+
+    run = Doubler.run_case(Doubler.cases[0])
+    assert (run.inference, run.error) == ({"x": 4, "where": "/patched"}, None)
+    assert Path.cwd() != Path("/patched")
+    bad = run_tool(lambda case: ["not", "a", "mapping"], Doubler.cases[0])  # type: ignore[arg-type,return-value]
+    assert (bad.inference, bad.error) == (None, "TypeError: a tool must return a mapping or a pydantic model, got list")

@@ -1,0 +1,80 @@
+"""Run the corpus against a target and render the per-capability pass/fail table."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from evaljig_fixtures.conformance import CONFORMANCE_CHECKS
+from evaljig_fixtures.errors import ConformanceError
+from evaljig_fixtures.fixture import CapabilityFixture
+from evaljig_fixtures.transport import DEFAULT_TIMEOUT, Target
+
+#: Model names the corpus uses as placeholders; a run substitutes the models under test for them.
+CHAT_PLACEHOLDER = "gpt-stub"
+EMBED_PLACEHOLDER = "embed-stub"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one fixture did against the target."""
+
+    fixture: CapabilityFixture
+    passed: bool
+    detail: str
+
+
+def with_models(fixture: CapabilityFixture, models: Mapping[str, str]) -> dict[str, object]:
+    """The fixture's kwargs with placeholder model names replaced; other names (deliberate mistakes) stay."""
+    kwargs = fixture.kwargs()
+    model = kwargs.get("model")
+    if isinstance(model, str) and model in models:
+        kwargs["model"] = models[model]
+    return kwargs
+
+
+def run_fixture(
+    target: Target, fixture: CapabilityFixture, models: Mapping[str, str], timeout: float = DEFAULT_TIMEOUT
+) -> Outcome:
+    """Valid fixtures must pass the helper; invalid ones must raise a ConformanceError matching their pattern."""
+    helper = CONFORMANCE_CHECKS[fixture.capability]
+    try:
+        helper(target, **with_models(fixture, models), timeout=timeout)
+    except ConformanceError as exc:
+        if fixture.is_valid:
+            return Outcome(fixture, False, str(exc))
+        if fixture.matches(str(exc)):
+            return Outcome(fixture, True, "rejected as expected")
+        return Outcome(fixture, False, f"rejected, but not with /{fixture.expected_error_pattern}/: {exc}")
+    if fixture.is_valid:
+        return Outcome(fixture, True, "ok")
+    return Outcome(fixture, False, f"accepted; expected an error matching /{fixture.expected_error_pattern}/")
+
+
+def run_corpus(
+    target: Target,
+    fixtures: Iterable[CapabilityFixture],
+    models: Mapping[str, str],
+    timeout: float = DEFAULT_TIMEOUT,
+) -> list[Outcome]:
+    return [run_fixture(target, fixture, models, timeout) for fixture in fixtures]
+
+
+def render_table(outcomes: list[Outcome], *, redact: Iterable[str] = ()) -> str:
+    """A Markdown table per capability, then one line per failed fixture; ``redact`` values never appear."""
+    capabilities = list(dict.fromkeys(o.fixture.capability for o in outcomes))
+    lines = ["| capability | fixtures | passed | failed | result |", "|---|---:|---:|---:|---|"]
+    for capability in capabilities:
+        mine = [o for o in outcomes if o.fixture.capability == capability]
+        passed = sum(o.passed for o in mine)
+        result = "PASS" if passed == len(mine) else "FAIL"
+        lines.append(f"| {capability} | {len(mine)} | {passed} | {len(mine) - passed} | {result} |")
+    failures = [o for o in outcomes if not o.passed]
+    if failures:
+        lines += ["", "failures:"]
+        lines += [f"- {o.fixture.id}: {o.detail}" for o in failures]
+    text = "\n".join(lines) + "\n"
+    for secret in redact:
+        if secret:
+            text = text.replace(secret, "***")
+    return text

@@ -1,0 +1,101 @@
+"""``evaljig-fixtures`` as a user runs it: subprocesses against ``evaljig-gateway serve``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from evaljig_fixtures.cli import COMMANDS, main
+
+FAKE_KEY = "sk-evaljig-cli-not-a-secret"
+
+
+def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "evaljig_fixtures.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def served_url() -> Iterator[str]:
+    """A gateway started the way a user starts one, in its own process; its ready line gives the URL."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "evaljig_gateway.cli", "serve", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        ready = proc.stdout.readline().split()
+        assert ready[:1] == ["ready"], proc.stderr.read() if proc.stderr else ready
+        yield ready[1]
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=15)
+
+
+@pytest.mark.gateway
+def test_conformance_passes_against_the_served_gateway(served_url: str, golden: object) -> None:
+    run = cli(
+        "conformance", "--base-url", served_url, "--api-key-env", "EVALJIG_TEST_KEY", env={"EVALJIG_TEST_KEY": FAKE_KEY}
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    head, _, table = run.stdout.partition("\n\n")
+    assert head == f"conformance of {served_url} (model gpt-stub, embedding model embed-stub)"
+    assert golden == table
+    assert FAKE_KEY not in run.stdout + run.stderr
+
+
+@pytest.mark.gateway
+def test_a_misbehaving_model_fails_the_run(served_url: str) -> None:
+    run = cli(
+        "conformance",
+        "--base-url",
+        served_url,
+        "--model",
+        "always-fail",
+        "--capability",
+        "chat",
+        "--capability",
+        "models",
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "| chat | 4 | 3 | 1 | FAIL |" in run.stdout
+    assert "| models | 3 | 3 | 0 | PASS |" in run.stdout
+    assert "- chat.valid_baseline: chat: response: target failed with HTTP 500" in run.stdout
+
+
+def test_a_missing_api_key_variable_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["conformance", "--base-url", "http://127.0.0.1:9/v1", "--api-key-env", "EVALJIG_UNSET_KEY_VARIABLE"]
+    assert main(args) == 2
+    assert (
+        capsys.readouterr().err
+        == "evaljig-fixtures: environment variable EVALJIG_UNSET_KEY_VARIABLE is not set or empty\n"
+    )
+
+
+def test_validate_and_list(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate"]) == 0
+    assert capsys.readouterr().out == "corpus ok: 27 fixtures across 7 capabilities\n"
+    assert main(["list"]) == 0
+    listing = capsys.readouterr().out.splitlines()
+    assert len(listing) == 27
+    assert listing[0].split()[:2] == ["chat.valid_baseline", "valid"]
+
+
+def test_a_subcommand_is_required(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main([])
+    assert caught.value.code == 2
+    assert capsys.readouterr().err.endswith("error: the following arguments are required: COMMAND\n")
+    assert [c.name for c in COMMANDS] == ["validate", "list", "conformance"]

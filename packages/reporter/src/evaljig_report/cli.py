@@ -1,0 +1,116 @@
+"""``evaljig-report``: merge report folders, compare two runs, validate case files."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import orjson
+
+from evaljig_report import atomic
+from evaljig_report.compare import CompareError, changes_json, diff, load_outcomes, render_markdown
+from evaljig_report.discover import Problem, iter_cases
+from evaljig_report.layout import MERGED_DIR
+from evaljig_report.merge import merge
+from evaljig_report.schema import schema_errors
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="evaljig-report", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    m = commands.add_parser("merge", help="merge worker, session and shard folders into one report")
+    m.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="report folders (any depth) or case.json files")
+    m.add_argument("-o", "--out", type=Path, help="output folder (default: PATH/merged for one PATH, else ./merged)")
+    m.add_argument("--latest", action="store_true", help="each PATH is a reports root: merge its newest run folder")
+    m.add_argument("--validate", action="store_true", help="check every case file against the full JSON Schema")
+    m.add_argument("--no-step-summary", action="store_true", help="do not append to $GITHUB_STEP_SUMMARY")
+    c = commands.add_parser("compare", help="what regressed, improved, appeared or disappeared between two runs")
+    c.add_argument("base", type=Path, help="merged index.json, a merged/ or run folder")
+    c.add_argument("new", type=Path)
+    c.add_argument("--fail-on-regression", action="store_true", help="exit 1 when anything regressed")
+    c.add_argument("--tolerance", type=float, default=0.0, help="score drop ignored (default: %(default)s)")
+    c.add_argument("--json", type=Path, metavar="FILE", help="also write every change as JSON")
+    v = commands.add_parser("validate", help="check case files against the JSON Schema")
+    v.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "merge":
+        return _merge(args)
+    if args.command == "compare":
+        return _compare(args)
+    return _validate(args.paths)
+
+
+def _latest_run(root: Path) -> Path | None:
+    runs = [p for p in root.iterdir() if p.is_dir() and p.name != MERGED_DIR] if root.is_dir() else []
+    return max(runs, key=lambda p: (p.stat().st_mtime, p.name), default=None)
+
+
+def _merge(args: argparse.Namespace) -> int:
+    paths: list[Path] = args.paths
+    if args.latest:
+        latest = [_latest_run(p) for p in paths]
+        missing = [str(p) for p, run in zip(paths, latest, strict=True) if run is None]
+        if missing:
+            print(f"evaljig-report: no run folder under {', '.join(missing)}; nothing to merge", file=sys.stderr)
+            return 0
+        paths = [run for run in latest if run is not None]
+    out = args.out or (paths[0] / MERGED_DIR if len(paths) == 1 and paths[0].is_dir() else Path(MERGED_DIR))
+    step = os.environ.get("GITHUB_STEP_SUMMARY")
+    result = merge(
+        paths, out, validate=args.validate, step_summary=Path(step) if step and not args.no_step_summary else None
+    )
+    c = result.counts
+    print(
+        f"evaljig-report: {len(result.rows)} cases ({c['pass']} pass, {c['fail']} fail, {c['error']} error, "
+        f"{c['skip']} skip) from {result.files_read} files; {result.duplicates} duplicates merged; "
+        f"{len(result.problems)} problems"
+    )
+    for problem in result.problems[:20]:
+        print(f"  problem: {problem.path}: {problem.problem}")
+    print(f"report: {result.html.resolve()}")
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    try:
+        base, new = load_outcomes(args.base), load_outcomes(args.new)
+    except CompareError as exc:
+        print(f"evaljig-report: {exc}", file=sys.stderr)
+        return 2
+    changes = list(diff(base, new, args.tolerance))
+    sys.stdout.write(render_markdown(changes, base, new))
+    if args.json:
+        atomic.write_bytes(args.json, orjson.dumps(changes_json(changes), option=orjson.OPT_INDENT_2))
+    regressed = any(c.kind == "regressed" for c in changes)
+    return 1 if args.fail_on_regression and regressed else 0
+
+
+def _validate(paths: list[Path]) -> int:
+    bad = 0
+    checked = 0
+    for item in iter_cases(paths):
+        if isinstance(item, Problem):
+            bad += 1
+            print(f"{item.path}: {item.problem}")
+            continue
+        checked += 1
+        try:
+            errors = schema_errors(orjson.loads(item.data))
+        except orjson.JSONDecodeError as exc:
+            errors = [f"not valid JSON: {exc}"]
+        bad += bool(errors)
+        for error in errors:
+            print(f"{item.path}: {error}")
+    print(f"evaljig-report: {checked} case files checked, {bad} invalid or unreadable")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

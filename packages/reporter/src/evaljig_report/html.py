@@ -1,0 +1,81 @@
+"""report.html: one self-contained file (inline CSS and JS, no external request) with a drill-down.
+
+Summary rows for every case are embedded as one JSON block; each embedded case detail is
+its own JSON block, parsed only when a row is opened, so large runs stay responsive. Runs of
+more than ``EMBED_ALL_LIMIT`` cases embed details for cases that did not pass only (at most
+``MAX_DETAILS``); the rows of passing cases link to their case files instead.
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+import orjson
+
+from evaljig_report import atomic
+from evaljig_report.details import case_detail
+from evaljig_report.layout import RelativePaths
+from evaljig_report.summary import MetricStats
+
+if TYPE_CHECKING:
+    from evaljig_report.merge import MergeResult
+
+EMBED_ALL_LIMIT = 2000
+MAX_DETAILS = 5000
+_CHUNK = 1000
+
+
+def _script_json(value: Any) -> bytes:
+    """JSON safe inside ``<script>``: ``<`` is escaped so no ``</script>`` can end the block early."""
+    return orjson.dumps(value).replace(b"<", b"\\u003c")
+
+
+def _asset(name: str) -> str:
+    return files("evaljig_report").joinpath(f"templates/{name}").read_text("utf-8")
+
+
+def _block(fh: IO[bytes], block_id: str, value: Any) -> None:
+    fh.write(f'<script type="application/json" id="{block_id}">'.encode())
+    fh.write(_script_json(value))
+    fh.write(b"</script>\n")
+
+
+def write_html(path: Path, result: MergeResult, stats: MetricStats, generated: str) -> None:
+    """Stream the report: page shell, rows, details of the cases it embeds, then the script."""
+    rows = result.rows
+    embed_all = len(rows) <= EMBED_ALL_LIMIT
+    note = "" if embed_all else f"details embedded for cases that did not pass only (run has over {EMBED_ALL_LIMIT})"
+    counts = result.counts
+    meta = {
+        "generated_at": generated,
+        "totals": {"cases": len(rows), **counts},
+        "sessions": dict.fromkeys(sorted({r.session for r in rows}), 1),
+        "metrics": {n: {**s.counts, "mean": s.mean} for n, s in stats.by_name.items()},
+        "problems": [{"path": p.path, "problem": p.problem} for p in result.problems],
+        "duplicates_merged": result.duplicates,
+        "details_note": note,
+    }
+    rel = RelativePaths(result.out_dir)
+    with atomic.open_atomic_binary(path) as fh:
+        fh.write(_asset("report.html").encode())
+        _block(fh, "evaljig-meta", meta)
+        embedded = 0
+        fh.write(b'<script type="application/json" id="evaljig-rows">[')
+        for start in range(0, len(rows), _CHUNK):
+            chunk = []
+            for n, row in enumerate(rows[start : start + _CHUNK], start):
+                want = embed_all or (row.status != "pass" and embedded < MAX_DETAILS)
+                embedded += want
+                chunk.append(
+                    [n, row.session, row.suite, row.case_id, row.status, [m[:3] for m in row.metrics], row.why(), want]
+                )
+            fh.write((b"," if start else b"") + _script_json(chunk)[1:-1])
+        fh.write(b"]</script>\n")
+        embedded = 0
+        for n, row in enumerate(rows):
+            if embed_all or (row.status != "pass" and embedded < MAX_DETAILS):
+                embedded += 1
+                _block(fh, f"d{n}", case_detail(row, [rel(p) for p in row.paths]))
+        fh.write(b"<script>\n" + _asset("report.js").encode() + b"</script>\n</body>\n</html>\n")

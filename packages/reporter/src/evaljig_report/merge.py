@@ -1,0 +1,160 @@
+"""``evaljig-report merge``: many worker, session and shard folders -> one ``merged/`` folder.
+
+Streaming: case files are read one at a time and only a small row per case is kept; the
+outputs are written row by row, and the HTML re-reads only the case files it embeds. A case
+is identified by (session, suite, case_id): found twice (a shard folder given twice), it is
+merged once; split across workers (metrics of one case ran on two workers), its metrics are
+joined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+
+from evaljig_report import atomic
+from evaljig_report.discover import Found, Problem, iter_cases
+from evaljig_report.html import write_html
+from evaljig_report.junit import write_junit
+from evaljig_report.layout import RelativePaths, display_path
+from evaljig_report.rows import CaseRow, status_counts
+from evaljig_report.schema import SCHEMA_VERSION, schema_errors
+from evaljig_report.summary import MetricStats, write_summary
+
+INDEX_FILE = "index.json"
+SUMMARY_FILE = "summary.md"
+HTML_FILE = "report.html"
+JUNIT_FILE = "junit.xml"
+
+
+@dataclass
+class MergeResult:
+    """What a merge found and wrote."""
+
+    out_dir: Path
+    rows: list[CaseRow]
+    problems: list[Problem]
+    duplicates: int = 0
+    files_read: int = 0
+    inputs: list[str] = field(default_factory=list)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return status_counts(self.rows)
+
+    @property
+    def html(self) -> Path:
+        return self.out_dir / HTML_FILE
+
+    @property
+    def summary(self) -> Path:
+        return self.out_dir / SUMMARY_FILE
+
+
+def collect(inputs: Sequence[Path], *, skip: Iterable[Path] = (), validate: bool = False) -> MergeResult:
+    """Read every case under ``inputs`` into rows; unusable files become problems."""
+    table: dict[tuple[str, str, str], CaseRow] = {}
+    problems: list[Problem] = []
+    result = MergeResult(Path(), [], problems, inputs=[str(p) for p in inputs])
+    for item in iter_cases(inputs, skip):
+        if isinstance(item, Problem):
+            problems.append(Problem(display_path(item.path), item.problem))
+            continue
+        result.files_read += 1
+        row = _row(item, problems, validate)
+        if row is None:
+            continue
+        known = table.get(row.key)
+        if known is None:
+            table[row.key] = row
+        elif not known.absorb(row):
+            result.duplicates += 1
+    result.rows = sorted(table.values(), key=lambda r: r.key)
+    return result
+
+
+def _row(found: Found, problems: list[Problem], validate: bool) -> CaseRow | None:
+    try:
+        doc = orjson.loads(found.data)
+    except orjson.JSONDecodeError:
+        what = "not valid JSON (truncated or corrupt)" if found.data.strip() else "empty file"
+        problems.append(Problem(display_path(found.path), what))
+        return None
+    try:
+        row = CaseRow.from_doc(doc, found.path)
+        if validate and (errors := schema_errors(doc)):
+            raise ValueError(f"schema: {errors[0]}")
+    except ValueError as exc:
+        problems.append(Problem(display_path(found.path), f"does not match the case schema: {exc}"))
+        return None
+    return row
+
+
+def merge(
+    inputs: Sequence[Path], out_dir: Path, *, validate: bool = False, step_summary: Path | None = None
+) -> MergeResult:
+    """Merge ``inputs`` into ``out_dir`` (index.json, summary.md, report.html, junit.xml)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    result = collect(inputs, skip=[out_dir], validate=validate)
+    result.out_dir = out_dir
+    stats = MetricStats.of(result.rows)
+    generated = datetime.now(UTC).isoformat(timespec="seconds")
+    write_index(out_dir / INDEX_FILE, result, generated)
+    write_junit(out_dir / JUNIT_FILE, result.rows)
+    summary = write_summary(out_dir / SUMMARY_FILE, result, stats)
+    write_html(out_dir / HTML_FILE, result, stats, generated)
+    if step_summary is not None:
+        with step_summary.open("a", encoding="utf-8") as fh:
+            fh.write(summary if summary.endswith("\n") else summary + "\n")
+    return result
+
+
+def row_json(row: CaseRow, rel: RelativePaths) -> dict[str, object]:
+    return {
+        "session": row.session,
+        "suite": row.suite,
+        "case_id": row.case_id,
+        "kind": row.kind,
+        "status": row.status,
+        "metrics": [{"name": n, "status": s, "score": sc, "reason": r} for n, s, sc, r in row.metrics],
+        "errors": row.errors,
+        "duration_s": round(row.duration_s, 6),
+        "paths": [rel(p) for p in row.paths],
+    }
+
+
+def write_index(path: Path, result: MergeResult, generated: str) -> None:
+    """index.json, streamed: the header, then one case row per line."""
+    header = {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "merged",
+        "generated_at": generated,
+        "inputs": result.inputs,
+        "totals": {"cases": len(result.rows), **result.counts},
+        "files_read": result.files_read,
+        "duplicates_merged": result.duplicates,
+        "sessions": _sessions(result.rows),
+        "problems": [{"path": p.path, "problem": p.problem} for p in result.problems],
+    }
+    head = orjson.dumps(header, option=orjson.OPT_INDENT_2)
+    rel = RelativePaths(result.out_dir)
+    with atomic.open_atomic_binary(path) as fh:
+        fh.write(head[:-2])  # reopen the object: drop the closing "\n}"
+        fh.write(b',\n  "cases": [')
+        for n, row in enumerate(result.rows):
+            fh.write(b"\n    " if n == 0 else b",\n    ")
+            fh.write(orjson.dumps(row_json(row, rel)))
+        fh.write(b"\n  ]\n}\n" if result.rows else b"]\n}\n")
+
+
+def _sessions(rows: list[CaseRow]) -> dict[str, dict[str, int]]:
+    sessions: dict[str, dict[str, int]] = {}
+    for row in rows:
+        counts = sessions.setdefault(row.session, dict.fromkeys(("cases", "pass", "fail", "error", "skip"), 0))
+        counts["cases"] += 1
+        counts[row.status] += 1
+    return sessions

@@ -1,0 +1,165 @@
+"""A worker's recorder: folds contract records into cases, writes them, then the worker index."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from evaljig_report import atomic
+from evaljig_report.casefile import CaseState, coerce_metric, dumps, jsonable
+from evaljig_report.layout import INDEX_FILE, Layout
+from evaljig_report.schema import SCHEMA_VERSION
+
+#: The ``item.user_properties`` key eval tests record their outcome under.
+PROPERTY_KEY = "evaljig.case"
+#: The metric a plain (non-contract) test is recorded with.
+PYTEST_METRIC = "pytest"
+
+
+def split_nodeid(nodeid: str) -> tuple[str, str]:
+    """``pkg/test_x.py::TestA::test_b[1]`` -> (``pkg/test_x.py::TestA``, ``test_b[1]``)."""
+    suite, sep, name = nodeid.rpartition("::")
+    return (suite, name) if sep else ("", nodeid)
+
+
+class Recorder:
+    """Cases of one worker; every record rewrites that case's ``case.json`` atomically."""
+
+    def __init__(self, layout: Layout, *, validate: bool = True) -> None:
+        self.layout = layout
+        self.validate = validate
+        self._cases: dict[tuple[str, str], CaseState] = {}
+
+    def __len__(self) -> int:
+        return len(self._cases)
+
+    def _state(self, suite: str, case_id: str, kind: str) -> CaseState:
+        key = (suite, case_id)
+        state = self._cases.get(key)
+        if state is None:
+            state = CaseState(suite, case_id, kind, self.layout.case_dir(suite, case_id))
+            self._cases[key] = state
+        return state
+
+    def add_record(self, record: object, *, nodeid: str = "", duration: float = 0.0) -> Path:
+        """One ``evaljig.case`` record (one metric of one case); a malformed record becomes an error."""
+        fields: Mapping[str, Any] = record if isinstance(record, Mapping) else {}
+        default_suite, default_id = split_nodeid(nodeid)
+        suite = str(fields["suite"]) if isinstance(fields.get("suite"), str) else default_suite
+        case_id = fields.get("case_id")
+        errors: list[str] = []
+        if not isinstance(case_id, str) or not case_id:
+            case_id = default_id or "case"
+            errors.append(f"record without a case_id: {record!r:.300}")
+        state = self._state(suite, case_id, "eval")
+        if not state.case and isinstance(fields.get("case"), Mapping):
+            state.case = jsonable(fields["case"])
+        state.set_inference(fields.get("inference"))
+        metric, problem = coerce_metric(fields.get("metric"))
+        errors += [problem] if problem else []
+        error = fields.get("error")
+        if error:
+            errors.append(f"{metric['name']}: {error}")
+        metric.update(nodeid=nodeid, duration_s=max(0.0, float(duration)), error=str(error) if error else None)
+        state.add_metric(metric)
+        state.errors.extend(e for e in errors if e not in state.errors)
+        return state.write(self.layout, validate=self.validate)
+
+    def add_plain(
+        self, *, nodeid: str, status: str, reason: str = "", duration: float = 0.0, error: str | None = None
+    ) -> Path:
+        """A test without the contract, recorded as a case with the single metric ``pytest``."""
+        suite, name = split_nodeid(nodeid)
+        state = self._state(suite, name, "pytest")
+        if not state.case:
+            state.case = {"case_id": name, "nodeid": nodeid}
+        state.add_metric(
+            {
+                "name": PYTEST_METRIC,
+                "status": status,
+                "score": None,
+                "reason": reason,
+                "nodeid": nodeid,
+                "duration_s": max(0.0, duration),
+                "error": error,
+            }
+        )
+        if error and error not in state.errors:
+            state.errors.append(error)
+        # Built entirely from pytest's report, so the shape is known: skip the ~200 µs validation.
+        return state.write(self.layout, validate=False)
+
+    def write_index(self) -> Path | None:
+        """The worker index (every case this worker wrote); nothing when it recorded nothing."""
+        if not self._cases:
+            return None
+        rows = [
+            {
+                "suite": s.suite,
+                "case_id": s.case_id,
+                "kind": s.kind,
+                "status": s.status,
+                "path": s.path.relative_to(self.layout.worker_dir).as_posix(),
+                "metrics": len(s.metrics),
+            }
+            for s in self._cases.values()
+        ]
+        index = {
+            "schema_version": SCHEMA_VERSION,
+            "kind": "worker",
+            "run": self.layout.run,
+            "session": self.layout.session,
+            "worker": self.layout.worker,
+            "totals": dict(Counter(r["status"] for r in rows)),
+            "cases": rows,
+        }
+        path = self.layout.worker_dir / INDEX_FILE
+        atomic.write_bytes(path, dumps(index, indent=True))
+        return path
+
+
+def write_session_index(layout: Layout) -> Path | None:
+    """The session index: one row per worker index found under the session folder."""
+    workers: list[dict[str, Any]] = []
+    for worker_index in sorted(layout.session_dir.glob(f"*/{INDEX_FILE}")):
+        try:
+            data = jsonable_load(worker_index)
+        except (OSError, ValueError) as exc:
+            workers.append({"worker": worker_index.parent.name, "index": None, "problem": str(exc)})
+            continue
+        workers.append(
+            {
+                "worker": worker_index.parent.name,
+                "index": worker_index.relative_to(layout.session_dir).as_posix(),
+                "cases": len(data.get("cases", [])),
+                "totals": data.get("totals", {}),
+            }
+        )
+    if not workers:
+        return None
+    totals: Counter[str] = Counter()
+    for w in workers:
+        totals.update(w.get("totals") or {})
+    index = {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "session",
+        "run": layout.run,
+        "session": layout.session,
+        "totals": dict(totals),
+        "workers": workers,
+    }
+    path = layout.session_dir / INDEX_FILE
+    atomic.write_bytes(path, dumps(index, indent=True))
+    return path
+
+
+def jsonable_load(path: Path) -> dict[str, Any]:
+    """Read a JSON object from ``path`` (``ValueError`` if it is not one)."""
+    data = orjson.loads(path.read_bytes())
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: not a JSON object")
+    return data

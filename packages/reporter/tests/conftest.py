@@ -1,0 +1,98 @@
+"""Reporter test helpers: synthetic contract records, a clean environment, pytester."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evaljig_report import Layout, Recorder
+
+# 1x1 transparent PNG
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
+CSV = b"step,value\n1,0.5\n2,0.75\n"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """pytester is not on by default in the workspace; the plugin tests need it."""
+    if not config.pluginmanager.has_plugin("pytester"):
+        config.pluginmanager.import_plugin("pytester")
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reports of these tests (and of pytester runs) must never land in the real reports/."""
+    for name in ("EVALJIG_RUN", "EVALJIG_SESSION", "EVALJIG_REPORT_DIR", "EVALJIG_ALL_TESTS", "EVALJIG_REPORT"):
+        monkeypatch.delenv(name, raising=False)
+    for name in ("GITHUB_RUN_ID", "GITHUB_RUN_ATTEMPT", "GITHUB_STEP_SUMMARY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def make_record(
+    case_id: str,
+    metric: str = "exact",
+    status: str = "pass",
+    *,
+    suite: str = "tests/test_tools.py::TestCodeTool",
+    score: float | None = None,
+    reason: str = "",
+    artifacts: list[dict[str, str]] | None = None,
+    error: str | None = None,
+) -> dict[str, Any]:
+    """One ``evaljig.case`` record as the cases package produces it."""
+    inference: dict[str, Any] = {"output": f"result of {case_id}"}
+    if artifacts is not None:
+        inference["artifacts"] = artifacts
+    return {
+        "suite": suite,
+        "case_id": case_id,
+        "case": {
+            "case_id": case_id,
+            "description": f"the {case_id} case",
+            "tool_id": "code",
+            "function_call": {"name": "run_code", "args": {"code": "print(1 + 1)"}},
+            "expectations": {"output": "2"},
+        },
+        "inference": inference,
+        "metric": {
+            "name": metric,
+            "status": status,
+            "score": (1.0 if status == "pass" else 0.0) if score is None else score,
+            "reason": reason or f"{metric} {status}",
+        },
+        "error": error,
+    }
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+Populate = Callable[..., Path]
+
+
+@pytest.fixture
+def populate(tmp_path: Path) -> Populate:
+    """Write cases for (run, session, worker) with the real recorder; returns the run folder."""
+
+    def write(
+        root: Path | None = None,
+        *,
+        run: str = "run1",
+        session: str = "tests",
+        worker: str = "gw0",
+        records: list[dict[str, Any]],
+    ) -> Path:
+        layout = Layout(root or tmp_path / "reports", run, session, worker)
+        recorder = Recorder(layout)
+        for record in records:
+            recorder.add_record(record, nodeid=f"{record['suite']}::test_{record['metric']['name']}", duration=0.5)
+        recorder.write_index()
+        return layout.root / run
+
+    return write

@@ -1,0 +1,183 @@
+"""Merging workers, sessions and shard folders: nothing lost, nothing doubled, problems listed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evaljig_report import merge
+from evaljig_report.cli import main
+
+from .conftest import CSV, PNG, Populate, b64, make_record
+
+
+@pytest.fixture
+def shards(tmp_path: Path, populate: Populate, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Two CI shards as downloaded artifacts: shard-1 ran gw0+gw1 of `tests`, shard-2 `tests` gw0 and `lighteval`."""
+    monkeypatch.chdir(tmp_path)
+    s1, s2 = tmp_path / "shard-1", tmp_path / "shard-2"
+    plot = [{"name": "../plot.png", "mime_type": "image/png", "base64": b64(PNG)}]
+    populate(s1, worker="gw0", records=[make_record("add", artifacts=plot), make_record("add", "judge")])
+    populate(s1, worker="gw1", records=[make_record("sub", status="fail", reason="expected 1, got 2")])
+    populate(
+        s1,
+        worker="gw1",
+        records=[make_record("csv", artifacts=[{"name": "t.csv", "mime_type": "text/csv", "base64": b64(CSV)}])],
+    )
+    populate(s2, worker="gw0", records=[make_record("mul", status="skip", reason="no sandbox")])
+    populate(s2, worker="gw0", records=[make_record("div", error="ZeroDivisionError")])
+    # the same case id in another session is another case
+    populate(s2, session="lighteval", worker="main", records=[make_record("add", "accuracy", score=0.75)])
+    return [Path("shard-1"), Path("shard-2")]
+
+
+def keys(index: dict[str, Any]) -> list[tuple[str, str, str]]:
+    return [(c["session"], c["case_id"], c["status"]) for c in index["cases"]]
+
+
+def normalized(index: dict[str, Any]) -> dict[str, Any]:
+    """The merged index without what changes from run to run."""
+    index = {**index, "generated_at": "<generated_at>"}
+    index["cases"] = [{**c, "duration_s": "<duration>"} for c in index["cases"]]
+    return index
+
+
+def test_merge_keeps_every_case_once(shards: list[Path], golden: Any) -> None:
+    result = merge(shards, Path("merged"))
+    index = json.loads(Path("merged/index.json").read_text())
+    assert keys(index) == [
+        ("lighteval", "add", "pass"),
+        ("tests", "add", "pass"),
+        ("tests", "csv", "pass"),
+        ("tests", "div", "error"),
+        ("tests", "mul", "skip"),
+        ("tests", "sub", "fail"),
+    ]
+    assert index["totals"] == {"cases": 6, "pass": 3, "fail": 1, "error": 1, "skip": 1}
+    assert result.problems == []
+    assert golden == normalized(index)
+
+
+def test_a_shard_given_twice_is_merged_once(shards: list[Path]) -> None:
+    once = merge(shards, Path("once"))
+    twice = merge([*shards, shards[0], Path("shard-1/run1/tests/gw0")], Path("twice"))
+    assert [r.key for r in twice.rows] == [r.key for r in once.rows]
+    assert twice.duplicates == 4
+    assert twice.files_read == once.files_read + 4
+
+
+def test_a_case_split_across_workers_joins_its_metrics(tmp_path: Path, populate: Populate) -> None:
+    run = populate(worker="gw0", records=[make_record("c", "exact")])
+    populate(worker="gw1", records=[make_record("c", "judge", "fail")])
+    result = merge([run], tmp_path / "merged")
+    assert len(result.rows) == 1
+    assert [m[0] for m in result.rows[0].metrics] == ["exact", "judge"]
+    assert result.rows[0].status == "fail"
+    assert result.duplicates == 0
+
+
+def test_unreadable_and_partial_files_are_listed_not_fatal(shards: list[Path], golden: Any) -> None:
+    bad = Path("shard-2/run1/tests/gw9")
+    (bad / "truncated").mkdir(parents=True)
+    (bad / "truncated/case.json").write_text('{"schema_version": 1, "source": {"ses')
+    (bad / "empty").mkdir()
+    (bad / "empty/case.json").write_text("")
+    (bad / "wrong").mkdir()
+    (bad / "wrong/case.json").write_text(json.dumps({"schema_version": 99}))
+    (bad / "half-written").mkdir()
+    (bad / "half-written/.case.json.4242.tmp").write_text("{")
+    result = merge([*shards, Path("missing-shard")], Path("merged"))
+    assert len(result.rows) == 6
+    problems = {p.path: p.problem for p in result.problems}
+    assert sorted(problems) == [
+        "missing-shard",
+        "shard-2/run1/tests/gw9/empty/case.json",
+        "shard-2/run1/tests/gw9/half-written/.case.json.4242.tmp",
+        "shard-2/run1/tests/gw9/truncated/case.json",
+        "shard-2/run1/tests/gw9/wrong/case.json",
+    ]
+    index = json.loads(Path("merged/index.json").read_text())
+    assert [p["path"] for p in index["problems"]] == [p.path for p in result.problems]
+    summary = Path("merged/summary.md").read_text()
+    assert "### Problems (5 files could not be used)" in summary
+    assert golden == summary
+
+
+def test_a_case_file_that_cannot_be_read_is_listed(shards: list[Path]) -> None:
+    odd = Path("shard-1/run1/tests/gw0/odd/case.json")
+    odd.mkdir(parents=True)  # a folder where the file should be: open() works, read() fails
+    (odd / "case.json").mkdir()
+    result = merge(shards, Path("merged"))
+    assert len(result.rows) == 6
+    assert [(p.path, p.problem.split(":")[0]) for p in result.problems] == [(odd.as_posix(), "unreadable")]
+
+
+def test_full_schema_validation_on_request(shards: list[Path]) -> None:
+    victim = next(Path("shard-1").rglob("case.json"))
+    doc = json.loads(victim.read_text())
+    doc["unexpected"] = True
+    victim.write_text(json.dumps(doc))
+    assert merge(shards, Path("quick")).problems == []
+    strict = merge(shards, Path("strict"), validate=True)
+    assert len(strict.problems) == 1
+    assert "unexpected" in strict.problems[0].problem
+
+
+def test_junit_has_one_testcase_per_case(shards: list[Path]) -> None:
+    merge(shards, Path("merged"))
+    root = ET.parse("merged/junit.xml").getroot()
+    assert (root.get("tests"), root.get("failures"), root.get("errors"), root.get("skipped")) == ("6", "1", "1", "1")
+    suites = {s.get("name"): s for s in root.iter("testsuite")}
+    assert sorted(suites) == ["lighteval", "tests"]
+    cases = {c.get("name"): c for c in suites["tests"].iter("testcase")}
+    assert sorted(cases) == ["add", "csv", "div", "mul", "sub"]
+    failure = cases["sub"].find("failure")
+    assert failure is not None
+    assert failure.get("message") == "exact: expected 1, got 2"
+    assert cases["div"].find("error") is not None
+    assert cases["mul"].find("skipped") is not None
+    assert list(cases["add"]) == []
+
+
+def test_summary_markdown(shards: list[Path], golden: Any) -> None:
+    merge(shards, Path("merged"))
+    assert golden == Path("merged/summary.md").read_text()
+
+
+def test_cli_merge_appends_to_the_github_step_summary(
+    shards: list[Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    step = Path("step-summary.md")
+    step.write_text("## earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step))
+    assert main(["merge", *map(str, shards), "-o", "out"]) == 0
+    text = step.read_text()
+    assert text.startswith("## earlier step\n## evaljig report: 6 cases")
+    out = capsys.readouterr().out
+    assert "evaljig-report: 6 cases (3 pass, 1 fail, 1 error, 1 skip)" in out
+    assert f"report: {Path('out/report.html').resolve()}" in out
+
+
+def test_cli_merge_latest_run_into_its_merged_folder(tmp_path: Path, populate: Populate) -> None:
+    old = populate(run="20250101T000000Z", records=[make_record("old")])
+    new = populate(run="20250102T000000Z", records=[make_record("new")])
+    shutil.copystat(old, new)  # equal mtimes: the name breaks the tie
+    assert main(["merge", "--latest", str(tmp_path / "reports"), "--no-step-summary"]) == 0
+    index = json.loads((new / "merged" / "index.json").read_text())
+    assert [c["case_id"] for c in index["cases"]] == ["new"]
+    # merging again does not read its own output
+    assert main(["merge", str(new), "--no-step-summary"]) == 0
+    assert json.loads((new / "merged" / "index.json").read_text())["totals"]["cases"] == 1
+
+
+def test_validate_command(shards: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", *map(str, shards)]) == 0
+    broken = next(Path("shard-1").rglob("case.json"))
+    broken.write_text('{"schema_version": 1}')
+    assert main(["validate", *map(str, shards)]) == 1
+    assert "is a required property" in capsys.readouterr().out

@@ -1,0 +1,108 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evaljig_report import Layout, Recorder, case_schema, schema_errors, write_session_index
+
+from .conftest import CSV, PNG, b64, make_record
+
+
+@pytest.fixture
+def recorder(tmp_path: Path) -> Recorder:
+    return Recorder(Layout(tmp_path, "run1", "tests", "gw0"))
+
+
+def load(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
+
+def test_the_schema_ships_with_the_package() -> None:
+    schema = case_schema()
+    assert schema["$schema"].endswith("2020-12/schema")
+    assert {"schema_version", "case", "inference", "metrics"} <= set(schema["required"])
+
+
+def test_metrics_of_one_case_fold_into_one_valid_case_file(recorder: Recorder) -> None:
+    artifacts = [
+        {"name": "plot.png", "mime_type": "image/png", "base64": b64(PNG)},
+        {"name": "rows.csv", "mime_type": "text/csv", "base64": b64(CSV)},
+    ]
+    first = recorder.add_record(make_record("sum", "exact", artifacts=artifacts), nodeid="t.py::T::test_exact[sum]")
+    second = recorder.add_record(make_record("sum", "judge", "fail", reason="too terse"), nodeid="t.py::T::test_judge")
+    assert first == second
+    doc = load(first)
+    assert schema_errors(doc) == []
+    assert doc["status"] == "fail"
+    assert [(m["name"], m["status"]) for m in doc["metrics"]] == [("exact", "pass"), ("judge", "fail")]
+    assert doc["inference"] == {"output": "result of sum"}  # base64 moved out
+    assert [(a["file"], a["bytes"]) for a in doc["artifacts"]] == [("plot.png", len(PNG)), ("rows.csv", len(CSV))]
+    assert (first.parent / "plot.png").read_bytes() == PNG
+    assert sorted(p.name for p in first.parent.iterdir()) == ["case.json", "plot.png", "rows.csv"]
+
+
+def test_malformed_base64_is_recorded_as_an_error_on_the_case(recorder: Recorder) -> None:
+    bad = [{"name": "plot.png", "mime_type": "image/png", "base64": "%%% not base64 %%%"}]
+    doc = load(recorder.add_record(make_record("broken", artifacts=bad)))
+    assert schema_errors(doc) == []
+    assert doc["status"] == "error"
+    assert doc["errors"][0].startswith("artifact 'plot.png': malformed base64")
+    assert doc["artifacts"][0]["status"] == "error"
+
+
+def test_a_record_error_makes_the_case_an_error(recorder: Recorder) -> None:
+    doc = load(recorder.add_record(make_record("boom", error="ToolError: timed out")))
+    assert doc["status"] == "error"
+    assert doc["errors"] == ["exact: ToolError: timed out"]
+
+
+@pytest.mark.parametrize("record", [None, "text", {"metric": {"status": "maybe"}}])
+def test_malformed_records_become_errors_not_crashes(recorder: Recorder, record: object) -> None:
+    doc = load(recorder.add_record(record, nodeid="t.py::T::test_x"))
+    assert schema_errors(doc) == []
+    assert doc["status"] == "error"
+    assert doc["source"]["case_id"] == "test_x"
+
+
+def test_unserialisable_values_are_kept_as_their_repr(recorder: Recorder) -> None:
+    record = make_record("odd")
+    record["case"]["when"] = object
+    doc = load(recorder.add_record(record))
+    assert doc["case"]["when"] == "<class 'object'>"
+
+
+def test_plain_tests_are_recorded_with_the_pytest_metric(recorder: Recorder) -> None:
+    doc = load(recorder.add_plain(nodeid="t.py::test_plain[1]", status="skip", reason="no gpu"))
+    assert schema_errors(doc) == []
+    assert (doc["kind"], doc["status"], doc["source"]["suite"], doc["source"]["case_id"]) == (
+        "pytest",
+        "skip",
+        "t.py",
+        "test_plain[1]",
+    )
+
+
+def test_worker_and_session_indexes(tmp_path: Path) -> None:
+    for worker in ("gw0", "gw1"):
+        recorder = Recorder(Layout(tmp_path, "run1", "tests", worker))
+        recorder.add_record(make_record(f"c-{worker}"))
+        recorder.add_record(make_record("c-shared", status="fail"))
+        assert recorder.write_index() == tmp_path / "run1" / "tests" / worker / "index.json"
+    session = write_session_index(Layout(tmp_path, "run1", "tests", "main"))
+    assert session is not None
+    index = load(session)
+    assert index["totals"] == {"pass": 2, "fail": 2}
+    assert [(w["worker"], w["index"], w["cases"]) for w in index["workers"]] == [
+        ("gw0", "gw0/index.json", 2),
+        ("gw1", "gw1/index.json", 2),
+    ]
+
+
+def test_nothing_recorded_writes_nothing(tmp_path: Path) -> None:
+    assert Recorder(Layout(tmp_path, "r", "s", "w")).write_index() is None
+    assert write_session_index(Layout(tmp_path, "r", "s", "main")) is None
+    assert list(tmp_path.iterdir()) == []
