@@ -71,6 +71,7 @@ class LightEvalConfigService:
             "provider": spec.provider,
             "base_url": spec.base_url,
             "concurrent_requests": spec.concurrency,
+            "max_model_length": spec.max_model_length,
             "api_max_retry": spec.retry.attempts,
             "api_retry_sleep": float(spec.retry.sleep),
             "api_retry_multiplier": float(spec.retry.multiplier),

@@ -58,6 +58,8 @@ class ProviderSpec(BaseModel):
     retry: RetryPolicy = RetryPolicy()
     timeout: Annotated[float, Field(gt=0, le=3600)] | None = None
     concurrency: Annotated[int, Field(ge=1, le=1024)] = 1
+    max_model_length: Annotated[int, Field(ge=1)] | None = None
+    """Set it for non-public models: otherwise litellm asks the network for the context size."""
     system_prompt: str | None = None
     provider: Literal["openai"] = "openai"
 

@@ -1,0 +1,215 @@
+"""Run lighteval through its CLI (subprocess) or its Python ``Pipeline`` — isolated and offline.
+
+Every run gets a fresh working directory holding lighteval's sample cache (``cache_dir``),
+litellm's disk cache (``.litellm_cache``), ``HF_HOME`` and the output folder: both caches
+silently serve stale (even empty) answers when shared. lighteval never fails on API errors;
+the runners read its own log lines and raise :class:`RetryBudgetExhausted` (``check=True``)
+when any request ended empty after the retry budget.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from evaljig_config.errors import ConfigError, RetryBudgetExhausted
+from evaljig_config.lighteval_import import import_lighteval_module
+from evaljig_config.run_result import (
+    LightEvalRun,
+    api_messages,
+    budget_summary,
+    read_scores,
+    results_table,
+    written_files,
+)
+from evaljig_config.scrub import scrub_secret
+from evaljig_config.service import LightEvalConfigService
+from evaljig_config.spec import ProviderSpec
+
+OFFLINE_ENV = {
+    "HF_HUB_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "TOKENIZERS_PARALLELISM": "false",
+}
+LITELLM_LOGGER = "lighteval.models.endpoints.litellm_model"
+CLI_TIMEOUT_S = 900
+
+
+def prepare_run_dir(run_dir: Path) -> Path:
+    """A new, empty run directory: refusing a used one is what keeps caches from leaking."""
+    run_dir = run_dir.resolve()
+    if run_dir.exists() and any(run_dir.iterdir()):
+        raise ConfigError(f"{run_dir}: run directory is not empty; every lighteval run needs a fresh one")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    return run_dir
+
+
+def run_env(run_dir: Path, api_key: str, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Environment for a run: offline, ``HF_HOME`` inside the run, the key as ``OPENAI_API_KEY``."""
+    env = dict(os.environ if base is None else base)
+    env.update(OFFLINE_ENV)
+    env["HF_HOME"] = str(run_dir / "hf_home")
+    env["OPENAI_API_KEY"] = api_key
+    return env
+
+
+def lighteval_executable() -> str:
+    """``lighteval`` next to this interpreter (the nox venv), else on PATH."""
+    beside = Path(sys.executable).with_name("lighteval")
+    found = str(beside) if beside.exists() else shutil.which("lighteval")
+    if not found:
+        import_lighteval_module("lighteval")  # raises LightEvalUnavailable with the install hint
+        raise ConfigError("lighteval is importable but its 'lighteval' command was not found")
+    return found
+
+
+def _finish(run: LightEvalRun, model: str, check: bool) -> LightEvalRun:
+    if check and run.empty_requests:
+        raise RetryBudgetExhausted(
+            model=model,
+            attempts=run.attempts_per_request or 0,
+            last_error=f"{run.empty_requests} request(s) ended empty; last error: {run.last_error}",
+        )
+    return run
+
+
+def run_cli(
+    spec: ProviderSpec,
+    tasks: str,
+    *,
+    custom_tasks: Path,
+    run_dir: Path,
+    max_samples: int | None = None,
+    check: bool = True,
+) -> LightEvalRun:
+    """``lighteval endpoint litellm`` as a subprocess in a fresh ``run_dir``."""
+    run_dir = prepare_run_dir(run_dir)
+    api_key = spec.api_key()
+    service = LightEvalConfigService(spec)
+    config = service.write_config(run_dir / "config.yaml")
+    argv = service.cli_argv(
+        config, tasks, custom_tasks=custom_tasks.resolve(), output_dir=run_dir / "out", max_samples=max_samples
+    )
+    argv[0] = lighteval_executable()
+    proc = subprocess.run(
+        argv, cwd=run_dir, env=run_env(run_dir, api_key), capture_output=True, text=True, timeout=CLI_TIMEOUT_S
+    )
+    (run_dir / "stdout.txt").write_text(proc.stdout, encoding="utf-8")
+    (run_dir / "stderr.txt").write_text(proc.stderr, encoding="utf-8")
+    scrub_secret(run_dir, api_key)
+    if proc.returncode != 0:
+        tail = "\n".join(proc.stderr.strip().splitlines()[-15:]).replace(api_key, "***")
+        raise ConfigError(f"lighteval exited with {proc.returncode} (see {run_dir}/stderr.txt):\n{tail}")
+    messages = api_messages(proc.stderr)
+    empty, attempts, last_error = budget_summary(messages)
+    run = LightEvalRun(
+        path="cli",
+        run_dir=run_dir,
+        scores=read_scores(run_dir / "out"),
+        stdout_table=results_table(proc.stdout),
+        files=written_files(run_dir),
+        empty_requests=empty,
+        attempts_per_request=attempts,
+        last_error=last_error,
+        returncode=proc.returncode,
+        messages=messages,
+    )
+    return _finish(run, spec.model, check)
+
+
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+@contextlib.contextmanager
+def _inside(run_dir: Path, env: Mapping[str, str]) -> Iterator[None]:
+    """cwd and environment of the run, restored afterwards."""
+    saved_cwd, saved_env = Path.cwd(), dict(os.environ)
+    os.chdir(run_dir)
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+
+
+def run_python(
+    spec: ProviderSpec,
+    tasks: str,
+    *,
+    custom_tasks: Path,
+    run_dir: Path,
+    max_samples: int | None = None,
+    check: bool = True,
+) -> LightEvalRun:
+    """lighteval's ``Pipeline`` in this process, in a fresh ``run_dir`` (not thread-safe: it changes cwd)."""
+    run_dir = prepare_run_dir(run_dir)
+    api_key = spec.api_key()
+    service = LightEvalConfigService(spec)
+    service.write_config(run_dir / "config.yaml")  # the same file the CLI reads, for the record
+    collect = _Collect()
+    stdout = io.StringIO()
+    env = {k: v for k, v in run_env(run_dir, api_key, base={}).items() if k != "OPENAI_API_KEY"}
+    with _inside(run_dir, env):
+        tracker_mod = import_lighteval_module("lighteval.logging.evaluation_tracker")
+        pipeline_mod = import_lighteval_module("lighteval.pipeline")
+        import_lighteval_module("lighteval.models.endpoints.litellm_model")  # creates litellm's cache
+        _fresh_litellm_cache(run_dir)
+        logger = logging.getLogger(LITELLM_LOGGER)
+        logger.addHandler(collect)
+        try:
+            pipeline = pipeline_mod.Pipeline(
+                tasks=tasks,
+                pipeline_parameters=pipeline_mod.PipelineParameters(
+                    launcher_type=pipeline_mod.ParallelismManager.NONE,
+                    custom_tasks_directory=str(custom_tasks.resolve()),
+                    max_samples=max_samples,
+                ),
+                evaluation_tracker=tracker_mod.EvaluationTracker(output_dir=str(run_dir / "out"), save_details=True),
+                model_config=service.litellm_model_config(api_key=api_key),
+            )
+            pipeline.evaluate()
+            with contextlib.redirect_stdout(stdout):
+                pipeline.show_results()
+            pipeline.save_and_push_results()
+        finally:
+            logger.removeHandler(collect)
+    (run_dir / "stdout.txt").write_text(stdout.getvalue(), encoding="utf-8")
+    scrub_secret(run_dir, api_key)
+    messages = api_messages("\n".join(collect.lines))
+    empty, attempts, last_error = budget_summary(messages)
+    run = LightEvalRun(
+        path="python",
+        run_dir=run_dir,
+        scores=read_scores(run_dir / "out"),
+        stdout_table=results_table(stdout.getvalue()),
+        files=written_files(run_dir),
+        empty_requests=empty,
+        attempts_per_request=attempts,
+        last_error=last_error,
+        messages=messages,
+    )
+    return _finish(run, spec.model, check)
+
+
+def _fresh_litellm_cache(run_dir: Path) -> None:
+    """lighteval creates litellm's disk cache once, at import, in the cwd of that moment."""
+    import litellm
+    from litellm.caching.caching import Cache, LiteLLMCacheType
+
+    litellm.cache = Cache(type=LiteLLMCacheType.DISK, disk_cache_dir=str(run_dir / ".litellm_cache"))
