@@ -98,4 +98,4 @@ def test_a_subcommand_is_required(capsys: pytest.CaptureFixture[str]) -> None:
         main([])
     assert caught.value.code == 2
     assert capsys.readouterr().err.endswith("error: the following arguments are required: COMMAND\n")
-    assert [c.name for c in COMMANDS] == ["validate", "list", "conformance"]
+    assert [c.name for c in COMMANDS] == ["validate", "list", "conformance", "regen"]

@@ -3,9 +3,12 @@
 lighteval itself is imported lazily, only by the runners and ``litellm_model_config()``.
 """
 
+from evaljig_config.atomic import write_bytes_atomic, write_text_atomic
 from evaljig_config.errors import ConfigError, LightEvalUnavailable, RetryBudgetExhausted
 from evaljig_config.factory import LiteLLMFactory
 from evaljig_config.lighteval_import import lighteval_available
+from evaljig_config.run_result import LightEvalRun
+from evaljig_config.runners import run_cli, run_python
 from evaljig_config.service import LIGHTEVAL_MODEL_KEYS, LightEvalConfigService, check_config_path
 from evaljig_config.spec import (
     GenerationParameters,
@@ -20,6 +23,7 @@ __all__ = [
     "ConfigError",
     "GenerationParameters",
     "LightEvalConfigService",
+    "LightEvalRun",
     "LightEvalUnavailable",
     "LiteLLMFactory",
     "ProviderSpec",
@@ -29,4 +33,8 @@ __all__ = [
     "lighteval_available",
     "load_provider_spec",
     "parse_provider_spec",
+    "run_cli",
+    "run_python",
+    "write_bytes_atomic",
+    "write_text_atomic",
 ]

@@ -23,4 +23,6 @@ def import_lighteval_module(name: str) -> ModuleType:
 
 
 def lighteval_available() -> bool:
-    return importlib.util.find_spec("lighteval") is not None
+    """True when the real lighteval is importable (a namespace folder named lighteval is not it)."""
+    spec = importlib.util.find_spec("lighteval")
+    return spec is not None and spec.origin is not None

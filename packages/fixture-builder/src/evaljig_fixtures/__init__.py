@@ -23,7 +23,8 @@ from evaljig_fixtures.corpus import (
     load_capability_fixture,
     validate_corpus,
 )
-from evaljig_fixtures.errors import ConformanceError, EvaljigFixturesError, FixtureError
+from evaljig_fixtures.datasets import DatasetPackage, load_dataset_package
+from evaljig_fixtures.errors import ConformanceError, DatasetPackageError, EvaljigFixturesError, FixtureError
 from evaljig_fixtures.fixture import CAPABILITIES, DATA_CLASSES, FIXTURE_SCHEMA_VERSION, CapabilityFixture
 from evaljig_fixtures.runner import CHAT_PLACEHOLDER, EMBED_PLACEHOLDER, Outcome, render_table, run_corpus
 from evaljig_fixtures.transport import Target, configured_client
@@ -38,6 +39,8 @@ __all__ = [
     "FIXTURE_SCHEMA_VERSION",
     "CapabilityFixture",
     "ConformanceError",
+    "DatasetPackage",
+    "DatasetPackageError",
     "EvaljigFixturesError",
     "FixtureError",
     "Outcome",
@@ -54,6 +57,7 @@ __all__ = [
     "iter_capability_fixtures",
     "list_fixture_names",
     "load_capability_fixture",
+    "load_dataset_package",
     "render_table",
     "run_corpus",
     "validate_corpus",

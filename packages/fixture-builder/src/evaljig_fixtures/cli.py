@@ -1,4 +1,4 @@
-"""``evaljig-fixtures``: check the corpus, list it, or run it against any OpenAI-compatible endpoint.
+"""``evaljig-fixtures``: check the corpus, list it, run it against an OpenAI-compatible endpoint, rebuild fixtures/.
 
 Each subcommand is one ``Command`` in ``COMMANDS`` (name, help, arguments, handler), so adding
 one (``regen``) is one function pair and one tuple entry.
@@ -15,11 +15,14 @@ from dataclasses import dataclass
 from evaljig_fixtures.corpus import validate_corpus
 from evaljig_fixtures.errors import FixtureError
 from evaljig_fixtures.fixture import CAPABILITIES
+from evaljig_fixtures.regen.command import configure_regen, run_regen_command
 from evaljig_fixtures.runner import CHAT_PLACEHOLDER, EMBED_PLACEHOLDER, render_table, run_corpus
 from evaljig_fixtures.transport import DEFAULT_TIMEOUT, configured_client
 
 PROG = "evaljig-fixtures"
-DESCRIPTION = "Check the capability fixture corpus, list it, or run it against an OpenAI-compatible endpoint."
+DESCRIPTION = (
+    "Check the capability fixture corpus, list it, run it against an OpenAI-compatible endpoint, or rebuild fixtures/."
+)
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
@@ -102,6 +105,12 @@ COMMANDS: tuple[Command, ...] = (
         "run the corpus against an OpenAI-compatible endpoint and print a pass/fail table",
         _configure_conformance,
         _conformance,
+    ),
+    Command(
+        "regen",
+        "rebuild fixtures/ byte-for-byte from the builders; --check fails on drift",
+        configure_regen,
+        run_regen_command,
     ),
 )
 

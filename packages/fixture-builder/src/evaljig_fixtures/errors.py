@@ -25,3 +25,20 @@ class ConformanceError(EvaljigFixturesError):
         self.reason = reason
         self.status = status
         super().__init__(f"{capability}: {field}: {reason}")
+
+
+class DatasetPackageError(EvaljigFixturesError):
+    """A dataset package zip is unusable; names the file and every problem found in it."""
+
+    def __init__(self, path: object, problems: list[str] | tuple[str, ...]) -> None:
+        self.path = str(path)
+        self.problems = tuple(problems)
+        if len(self.problems) == 1:
+            message = f"{self.path}: {self.problems[0]}"
+        else:
+            message = "\n".join([f"{self.path}: {len(self.problems)} problems:", *(f"  {p}" for p in self.problems)])
+        super().__init__(message)
+
+
+class BuildError(EvaljigFixturesError):
+    """A regen builder could not produce its outputs; names the builder (and file) and the reason."""

@@ -1,0 +1,1 @@
+"""The regen builders shipped with evaljig-fixtures; ``regen.registry.BUILDERS`` lists them in run order."""

@@ -1,0 +1,68 @@
+"""HTTP cassettes (vcrpy) that are byte-stable and secret-free.
+
+Recorded against an ephemeral gateway, so the live ``http://127.0.0.1:<port>/v1`` is rewritten
+to :data:`CANONICAL_BASE_URL` (the provider fixture's placeholder) and every header except
+``content-type`` is dropped: no auth header, no SDK/platform headers that vary by machine.
+Replays match on method, URL and body, so a request that changes by one byte fails loudly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import vcr
+from vcr.cassette import Cassette
+
+from evaljig_config import write_bytes_atomic
+
+CANONICAL_BASE_URL = "http://127.0.0.1:8000/v1"
+KEPT_HEADERS = frozenset({"content-type"})
+MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")
+
+
+def _keep_headers(headers: Any) -> dict[str, Any]:
+    return {k: v for k, v in dict(headers).items() if k.lower() in KEPT_HEADERS}
+
+
+def _recording_vcr(live_base_url: str) -> vcr.VCR:
+    live = live_base_url.rstrip("/")
+
+    def request(req: Any) -> Any:
+        req.uri = req.uri.replace(live, CANONICAL_BASE_URL)
+        req.headers = _keep_headers(req.headers)
+        return req
+
+    def response(resp: dict[str, Any]) -> dict[str, Any]:
+        resp["headers"] = _keep_headers(resp["headers"])
+        return resp
+
+    return vcr.VCR(
+        record_mode="all",
+        match_on=MATCH_ON,
+        before_record_request=request,
+        before_record_response=response,
+        decode_compressed_response=True,
+    )
+
+
+@contextlib.contextmanager
+def recording(path: Path, live_base_url: str, *, secret: str) -> Iterator[Cassette]:
+    """Record every HTTP call in the block to ``path`` (written atomically after a secret check)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        scratch = Path(tmp) / path.name
+        with _recording_vcr(live_base_url).use_cassette(str(scratch)) as cassette:
+            yield cassette
+        data = scratch.read_bytes()
+    if secret.encode() in data:
+        raise RuntimeError(f"{path}: refusing to write a cassette that contains the api key")
+    write_bytes_atomic(path, data)
+
+
+def replaying(path: Path) -> contextlib.AbstractContextManager[Cassette]:
+    """Play ``path`` back; any request not in it (or changed by a byte) raises."""
+    player = vcr.VCR(record_mode="none", match_on=MATCH_ON)  # each recorded call plays once
+    return player.use_cassette(str(path))  # type: ignore[no-any-return]

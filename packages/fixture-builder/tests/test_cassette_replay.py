@@ -1,0 +1,76 @@
+"""Replay the committed cassettes with no gateway and no lighteval (network blocked in nox -s tests).
+
+* ``factory.yaml``: ``LiteLLMFactory.complete()`` must send byte-for-byte what was recorded
+  (a healthy call, then a fail-once model: 500, back-off, 200) and decode the answers.
+* ``python-path-mini-mmlu.yaml``: the requests lighteval's Python path made through litellm.
+  Re-issuing each recorded body through ``litellm.completion`` must match the recording
+  and decode to the recorded answer — so a litellm/OpenAI SDK upgrade that changes what goes
+  on the wire, or how answers are read, fails here first.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import litellm
+import pytest
+import yaml
+
+from evaljig_config import LiteLLMFactory, load_provider_spec
+from evaljig_fixtures.cassettes import CANONICAL_BASE_URL, replaying
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
+FACTORY = FIXTURES / "cassettes" / "factory.yaml"
+PYTHON_PATH = FIXTURES / "cassettes" / "python-path-mini-mmlu.yaml"
+REPLAY_KEY = "sk-evaljig-replay-0000"
+
+
+def _interactions(path: Path) -> list[dict[str, Any]]:
+    return list(yaml.safe_load(path.read_text(encoding="utf-8"))["interactions"])
+
+
+def test_cassettes_hold_no_secrets_or_machine_details() -> None:
+    for path in (FACTORY, PYTHON_PATH):
+        text = path.read_text(encoding="utf-8")
+        assert "authorization" not in text.lower()
+        assert "sk-" not in text
+        for interaction in _interactions(path):
+            assert interaction["request"]["uri"].startswith(CANONICAL_BASE_URL)
+            assert set(interaction["request"]["headers"]) <= {"content-type"}
+
+
+def test_factory_replay(monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = load_provider_spec(FIXTURES / "providers" / "fake-openai.json")
+    assert spec.base_url == CANONICAL_BASE_URL
+    monkeypatch.setenv(spec.api_key_env, REPLAY_KEY)
+    sleeps: list[float] = []
+    with replaying(FACTORY) as cassette:
+        healthy = LiteLLMFactory(spec, sleep=sleeps.append).complete(
+            [{"role": "user", "content": "What is the capital of France?"}]
+        )
+        flaky = LiteLLMFactory(spec.with_model("openai/fail-once"), sleep=sleeps.append).complete(
+            [{"role": "user", "content": "Name a prime number."}]
+        )
+        assert cassette.all_played
+    assert healthy.choices[0].message.content  # type: ignore[union-attr]
+    assert flaky.choices[0].message.content  # type: ignore[union-attr]
+    assert [i["response"]["status"]["code"] for i in _interactions(FACTORY)] == [200, 500, 200]
+    assert sleeps == [spec.retry.sleep]  # one back-off, for the one 500
+
+
+def test_python_path_replay() -> None:
+    interactions = _interactions(PYTHON_PATH)
+    assert len(interactions) >= 40  # one request per mini-mmlu sample
+    with replaying(PYTHON_PATH) as cassette:
+        for interaction in interactions:
+            body = json.loads(interaction["request"]["body"])
+            params = {k: v for k, v in body.items() if k not in ("model", "messages")}
+            reply = litellm.completion(
+                model=f"openai/{body['model']}", messages=body["messages"], base_url=CANONICAL_BASE_URL,
+                api_key=REPLAY_KEY, max_retries=0, **params,
+            )  # fmt: skip
+            recorded = json.loads(interaction["response"]["body"]["string"])
+            assert reply.choices[0].message.content == recorded["choices"][0]["message"]["content"]  # type: ignore[union-attr]
+        assert cassette.all_played
