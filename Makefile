@@ -27,8 +27,8 @@ setup: $(STAMP) ## bootstrap tools and sync the workspace venv (.venv) from uv.l
 	@$(TOOLS)/bin/uv sync --locked --all-packages --all-groups
 
 .PHONY: ci
-ci: $(STAMP) ## everything CI runs: lint, typecheck, tests + goldens, wheels, then the merged report
-	@$(NOX) $(NOXFLAGS) -s lint typecheck tests package report
+ci: $(STAMP) ## everything CI runs: lint, typecheck, tests + goldens, wheels, the LEV matrix, the merged report
+	@$(NOX) $(NOXFLAGS) -s lint typecheck tests package lighteval report
 
 .PHONY: report
 report: $(STAMP) ## merge the newest run's reports into reports/<run>/merged/ (report.html)
@@ -39,12 +39,16 @@ package: $(STAMP) ## build every wheel, check its contents, test the installed c
 	@$(NOX) $(NOXFLAGS) -s package
 
 .PHONY: lighteval
-lighteval: $(STAMP) ## the LEV contract matrix against the real lighteval
+lighteval: $(STAMP) ## the main job: the LEV contract matrix against the real lighteval
 	@$(NOX) $(NOXFLAGS) -s lighteval
 
 .PHONY: regen
-regen: $(STAMP) ## rebuild fixtures/ byte-for-byte
+regen: $(STAMP) ## rebuild fixtures/ byte-for-byte (make regen-check: fail on any drift)
 	@$(NOX) $(NOXFLAGS) -s regen
+
+.PHONY: regen-check
+regen-check: $(STAMP) ## rebuild fixtures/ into a temporary folder and fail on any byte of drift
+	@$(NOX) $(NOXFLAGS) -s regen -- --check
 
 .PHONY: tests
 tests: $(STAMP) ## unit, snapshot and replay tests of every package (xdist, network blocked)
@@ -72,5 +76,5 @@ bench: $(STAMP) ## benchmarks (figures and ratios, no timed asserts)
 
 .PHONY: clean
 clean: ## remove tools, venvs, caches and reports
-	rm -rf $(TOOLS) .nox .venv reports .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(TOOLS) .nox .venv reports .litellm_cache .pytest_cache .mypy_cache .ruff_cache
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

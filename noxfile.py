@@ -6,7 +6,9 @@ own venv. pytest's exit code 5 (nothing collected) never fails a session.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -16,7 +18,7 @@ nox.needs_version = ">=2025.5.1"
 nox.options.default_venv_backend = "uv"
 nox.options.reuse_venv = "yes"
 nox.options.error_on_missing_interpreters = True
-nox.options.sessions = ["lint", "typecheck", "tests", "package", "report"]
+nox.options.sessions = ["lint", "typecheck", "tests", "package", "lighteval", "report"]
 
 ROOT = Path(__file__).parent
 PYTHON = "3.11"
@@ -134,3 +136,100 @@ def report(session: nox.Session) -> None:
     run_dir = REPORTS / RUN
     where = [str(run_dir)] if run_dir.is_dir() else ["--latest", str(REPORTS)]
     session.run("evaljig-report", "merge", *where)
+
+
+LIGHTEVAL_VENV = ROOT / ".nox" / "lighteval-stack"
+LIGHTEVAL_REQUIREMENTS = ROOT / "ci" / "lighteval-requirements.txt"
+LIGHTEVAL_CONSTRAINTS = ROOT / "ci" / "lighteval-constraints.txt"
+LIGHTEVAL_PACKAGES = [
+    "packages/gateway-stub",
+    "packages/config-service",
+    "packages/fixture-builder",
+    "packages/reporter",
+]
+LIGHTEVAL_TEST_DEPS = ["pytest", "pytest-xdist", "pytest-socket", "syrupy", "pyyaml", "vcrpy"]
+
+
+@nox.session(venv_backend="none")
+def lighteval(session: nox.Session) -> None:
+    """The LEV contract matrix against the real lighteval (pinned, pip-installed in its own venv)."""
+    bin_dir = lighteval_stack(session)
+    session.run(
+        str(bin_dir / "pytest"), "packages/config-service/tests/lighteval", "-m", "lighteval", "-n", workers(),
+        "-p", "no:cacheprovider", LOOPBACK_ONLY, *session.posargs,
+        env=stack_env(bin_dir, {**report_env(session), "EVALJIG_ALL_TESTS": "0"}), success_codes=PYTEST_OK,
+    )  # fmt: skip
+
+
+@nox.session(venv_backend="none")
+def regen(session: nox.Session) -> None:
+    """Rebuild fixtures/ byte-for-byte with the real lighteval; ``-- --check`` fails on any drift."""
+    bin_dir = lighteval_stack(session)
+    session.run(str(bin_dir / "evaljig-fixtures"), "regen", *session.posargs, env=stack_env(bin_dir, OFFLINE_ENV))
+
+
+def stack_env(bin_dir: Path, env: dict[str, str]) -> dict[str, str]:
+    """The stack's ``bin/`` first on PATH, so ``lighteval`` and our CLIs resolve to it."""
+    return {
+        **env,
+        "PATH": os.pathsep.join([str(bin_dir), os.environ.get("PATH", "")]),
+        "VIRTUAL_ENV": str(bin_dir.parent),
+    }
+
+
+def lighteval_stack(session: nox.Session) -> Path:
+    """One venv for the lighteval stack, shared by ``lighteval`` and ``regen``; returns its ``bin/``.
+
+    pip (not uv) installs it, so the machine's index and find-links settings pick a CPU torch
+    where one is offered; lighteval and torch never enter uv.lock. A stamp holding a digest of
+    every input makes warm runs instant; any change rebuilds the venv from scratch.
+    """
+    inputs = [
+        LIGHTEVAL_REQUIREMENTS,
+        LIGHTEVAL_CONSTRAINTS,
+        ROOT / "uv.lock",
+        *(ROOT / p / "pyproject.toml" for p in LIGHTEVAL_PACKAGES),
+    ]
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in inputs)).hexdigest()[:16]
+    bin_dir, stamp = LIGHTEVAL_VENV / "bin", LIGHTEVAL_VENV / f".evaljig-stack-{digest}"
+    if stamp.exists():
+        session.log(f"lighteval stack is current ({LIGHTEVAL_VENV.relative_to(ROOT)}, inputs {digest})")
+        return bin_dir
+    session.log(f"installing the lighteval stack into {LIGHTEVAL_VENV.relative_to(ROOT)} (a few minutes when cold)")
+    shutil.rmtree(LIGHTEVAL_VENV, ignore_errors=True)
+    session.run(f"python{PYTHON}", "-m", "venv", str(LIGHTEVAL_VENV), external=True)
+    pip = [str(bin_dir / "python"), "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar=off"]
+    session.run(*pip, "-r", str(LIGHTEVAL_REQUIREMENTS), external=True)
+    constraints = Path(session.create_tmp()) / "constraints.txt"
+    session.run(
+        "uv", "export", "--locked", "--all-packages", "--group=dev", "--no-emit-workspace", "--no-hashes",
+        "--quiet", "--output-file", str(constraints), external=True,
+    )  # fmt: skip
+    editable = [arg for package in LIGHTEVAL_PACKAGES for arg in ("-e", package)]  # warm runs see source edits
+    session.run(*pip, "-c", str(_compatible(constraints)), *LIGHTEVAL_TEST_DEPS, *editable, external=True)
+    session.run(
+        str(bin_dir / "python"), "-c",
+        # lighteval downloads tinyBenchmarks.pkl when its task registry loads; an empty file stops that
+        "import importlib.util, pathlib; spec = importlib.util.find_spec('lighteval');"
+        " pkl = pathlib.Path(spec.origin).parent / 'tasks' / 'tasks' / 'tinyBenchmarks.pkl';"
+        " pkl.touch(); print('created', pkl.name)",
+        external=True,
+    )  # fmt: skip
+    stamp.touch()
+    return bin_dir
+
+
+def _compatible(constraints: Path) -> Path:
+    """uv.lock constraints minus the packages the lighteval stack pins itself."""
+    pinned = {
+        line.split("==")[0].strip().lower().replace("_", "-")
+        for line in LIGHTEVAL_CONSTRAINTS.read_text().splitlines()
+        if "==" in line and not line.startswith("#")
+    }
+    keep = [
+        line for line in constraints.read_text().splitlines()
+        if line and not line.startswith(("#", " ")) and line.split("==")[0].strip().lower() not in pinned
+    ]  # fmt: skip
+    out = constraints.with_name("constraints-compatible.txt")
+    out.write_text("\n".join(keep) + "\n")
+    return out

@@ -1,0 +1,135 @@
+"""The LEV contract matrix: our config service and runners against the real lighteval 0.13.
+
+Retry arithmetic pinned here (lighteval 0.13.0, litellm 1.106.2, openai 2.54.0):
+
+* lighteval makes up to ``api_max_retry`` attempts per request (``retry.attempts`` in the
+  provider spec; 3 in ``fixtures/providers/fake-openai.json``), sleeping
+  ``api_retry_sleep * api_retry_multiplier**i`` after each failure, the last one included.
+* each attempt is one ``litellm.completion``; litellm gives the OpenAI SDK
+  ``max_retries=2`` (litellm/llms/openai/openai.py), so one attempt is up to **3** HTTP calls
+  for 5xx/429/connection errors. The CLI offers no way to change that.
+* so a model that always fails costs ``attempts x 3`` calls per sample — **9** here — and a
+  ``fail-once`` model costs exactly **one** extra call in the whole run: the SDK's first
+  retry succeeds inside lighteval's first attempt, and lighteval logs nothing.
+* lighteval then scores the empty answer 0 and exits 0; the runners read its
+  "API call failed after N attempts" log line and raise ``RetryBudgetExhausted``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from evaljig_config import (
+    LightEvalConfigService,
+    ProviderSpec,
+    RetryBudgetExhausted,
+    load_provider_spec,
+    run_cli,
+    run_python,
+)
+from evaljig_gateway import Gateway
+
+from .conftest import FIXTURES, ROOT, Dataset, assert_no_secret
+
+pytestmark = pytest.mark.lighteval
+
+SDK_CALLS_PER_ATTEMPT = 3  # 1 + the OpenAI SDK's 2 retries inside litellm
+EXPECTED_CONFIG = FIXTURES / "configs" / "expected-config.yaml"
+EXPECTED_STDOUT = FIXTURES / "configs" / "expected-cli-stdout.txt"
+
+
+def test_lev_001_cli_happy_path(
+    provider: ProviderSpec, gateway: Gateway, mini_mmlu: Dataset, tmp_path: Path, lev: object
+) -> None:
+    committed = load_provider_spec(FIXTURES / "providers" / "fake-openai.json")
+    assert LightEvalConfigService(committed).render_yaml() == EXPECTED_CONFIG.read_text(encoding="utf-8")
+    gateway.set_answers(mini_mmlu.answer_key)
+
+    run = run_cli(provider, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "run")
+
+    assert run.stdout_table == EXPECTED_STDOUT.read_text(encoding="utf-8")
+    assert 0 < run.scores[mini_mmlu.task]["em"] < 1
+    calls = gateway.calls()
+    assert len(calls) == mini_mmlu.rows  # exactly one call per sample: no retries, no cache
+    assert [c.status for c in calls] == [200] * mini_mmlu.rows
+    assert [c.attempt for c in calls] == list(range(1, mini_mmlu.rows + 1))  # the gateway's per-model count
+    assert_no_secret(run.run_dir)
+    lev("LEV-001", calls=len(calls), em=run.scores[mini_mmlu.task]["em"])  # type: ignore[operator]
+
+
+def test_lev_002_cli_retry_path(
+    provider: ProviderSpec, gateway: Gateway, mini_mmlu: Dataset, tmp_path: Path, lev: object
+) -> None:
+    gateway.set_answers(mini_mmlu.answer_key)
+    flaky = provider.with_model("openai/fail-once-gpt-stub")
+
+    run = run_cli(flaky, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "run")
+
+    statuses = [c.status for c in gateway.calls()]
+    assert statuses == [500] + [200] * mini_mmlu.rows  # the one failure is retried by the SDK
+    assert run.empty_requests == 0
+    assert run.stdout_table == EXPECTED_STDOUT.read_text(encoding="utf-8")  # same scores as the happy path
+    lev("LEV-002", calls=len(statuses), failures=statuses.count(500))  # type: ignore[operator]
+
+
+def test_lev_003_python_api_failure(
+    provider: ProviderSpec, gateway: Gateway, mini_mmlu: Dataset, tmp_path: Path, lev: object
+) -> None:
+    broken = provider.with_model("openai/always-fail")
+    attempts = broken.retry.attempts
+
+    with pytest.raises(RetryBudgetExhausted) as caught:
+        run_python(broken, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "py", max_samples=1)
+
+    assert caught.value.attempts == attempts
+    assert caught.value.model == "openai/always-fail"
+    assert "InternalServerError" in caught.value.last_error
+    python_calls = len(gateway.calls())
+    assert python_calls == attempts * SDK_CALLS_PER_ATTEMPT  # 3 x 3 = 9 for one sample
+    assert_no_secret(tmp_path / "py")
+
+    gateway.reset()
+    cli = subprocess.run(
+        [str(Path(sys.executable).with_name("evaljig-config")), "lighteval", "run",
+         str(FIXTURES / "providers" / "fake-openai.json"), mini_mmlu.task,
+         "--custom-tasks", str(mini_mmlu.module), "--run-dir", str(tmp_path / "cli"),
+         "--base-url", gateway.base_url, "--model", "openai/always-fail", "--max-samples", "1"],
+        capture_output=True, text=True, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert cli.returncode == 1, cli.stderr
+    assert "retry budget of 3 attempt(s) exhausted" in cli.stderr
+    assert len(gateway.calls()) == attempts * SDK_CALLS_PER_ATTEMPT
+    lev("LEV-003", python_calls=python_calls, cli_exit=cli.returncode)  # type: ignore[operator]
+
+
+def test_lev_004_config_drift_guard(provider: ProviderSpec, lev: object) -> None:
+    committed = load_provider_spec(FIXTURES / "providers" / "fake-openai.json")
+    assert LightEvalConfigService(committed).render_yaml() == EXPECTED_CONFIG.read_text(encoding="utf-8")
+    check = subprocess.run(
+        [str(Path(sys.executable).with_name("evaljig-fixtures")), "regen", "--check"],
+        capture_output=True, text=True, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert check.returncode == 0, check.stdout + check.stderr
+    lev("LEV-004", regen_check="clean")  # type: ignore[operator]
+
+
+def test_lev_005_multilingual_contract(
+    provider: ProviderSpec, gateway: Gateway, polyglot: Dataset, tmp_path: Path, lev: object
+) -> None:
+    gateway.set_answers(polyglot.answer_key)
+    cli = run_cli(provider, polyglot.task, custom_tasks=polyglot.module, run_dir=tmp_path / "cli")
+    cli_bodies = [c.raw_body for c in gateway.calls()]
+    gateway.reset()
+    py = run_python(provider, polyglot.task, custom_tasks=polyglot.module, run_dir=tmp_path / "py")
+    py_bodies = [c.raw_body for c in gateway.calls()]
+
+    assert len(cli_bodies) == polyglot.rows
+    assert cli_bodies == py_bodies  # byte-identical requests, in the same order
+    assert cli.scores == py.scores
+    assert cli.stdout_table == py.stdout_table
+    assert 0 < cli.scores[polyglot.task]["em"] < 1
+    lev("LEV-005", requests=len(cli_bodies), em=cli.scores[polyglot.task]["em"])  # type: ignore[operator]
