@@ -18,6 +18,7 @@ import subprocess
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Literal
 
 from evaljig_config.errors import ConfigError, RetryBudgetExhausted
 from evaljig_config.lighteval_import import import_lighteval_module
@@ -71,6 +72,26 @@ def lighteval_executable() -> str:
     return found
 
 
+def _result(
+    path: Literal["cli", "python"], run_dir: Path, *, stdout: str, log: str, returncode: int | None
+) -> LightEvalRun:
+    """What lighteval wrote and logged, read the same way for both paths."""
+    messages = api_messages(log)
+    empty, attempts, last_error = budget_summary(messages)
+    return LightEvalRun(
+        path=path,
+        run_dir=run_dir,
+        scores=read_scores(run_dir / "out"),
+        stdout_table=results_table(stdout),
+        files=written_files(run_dir),
+        empty_requests=empty,
+        attempts_per_request=attempts,
+        last_error=last_error,
+        returncode=returncode,
+        messages=messages,
+    )
+
+
 def _finish(run: LightEvalRun, model: str, check: bool) -> LightEvalRun:
     if check and run.empty_requests:
         raise RetryBudgetExhausted(
@@ -108,20 +129,7 @@ def run_cli(
     if proc.returncode != 0:
         tail = "\n".join(proc.stderr.strip().splitlines()[-15:]).replace(api_key, "***")
         raise ConfigError(f"lighteval exited with {proc.returncode} (see {run_dir}/stderr.txt):\n{tail}")
-    messages = api_messages(proc.stderr)
-    empty, attempts, last_error = budget_summary(messages)
-    run = LightEvalRun(
-        path="cli",
-        run_dir=run_dir,
-        scores=read_scores(run_dir / "out"),
-        stdout_table=results_table(proc.stdout),
-        files=written_files(run_dir),
-        empty_requests=empty,
-        attempts_per_request=attempts,
-        last_error=last_error,
-        returncode=proc.returncode,
-        messages=messages,
-    )
+    run = _result("cli", run_dir, stdout=proc.stdout, log=proc.stderr, returncode=proc.returncode)
     return _finish(run, spec.model, check)
 
 
@@ -191,19 +199,7 @@ def run_python(
             logger.removeHandler(collect)
     (run_dir / "stdout.txt").write_text(stdout.getvalue(), encoding="utf-8")
     scrub_secret(run_dir, api_key)
-    messages = api_messages("\n".join(collect.lines))
-    empty, attempts, last_error = budget_summary(messages)
-    run = LightEvalRun(
-        path="python",
-        run_dir=run_dir,
-        scores=read_scores(run_dir / "out"),
-        stdout_table=results_table(stdout.getvalue()),
-        files=written_files(run_dir),
-        empty_requests=empty,
-        attempts_per_request=attempts,
-        last_error=last_error,
-        messages=messages,
-    )
+    run = _result("python", run_dir, stdout=stdout.getvalue(), log="\n".join(collect.lines), returncode=None)
     return _finish(run, spec.model, check)
 
 

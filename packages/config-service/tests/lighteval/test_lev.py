@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -82,17 +83,20 @@ def test_lev_003_python_api_failure(
     broken = provider.with_model("openai/always-fail")
     attempts = broken.retry.attempts
 
+    started = time.perf_counter()  # reported in the summary, never asserted
     with pytest.raises(RetryBudgetExhausted) as caught:
         run_python(broken, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "py", max_samples=1)
 
     assert caught.value.attempts == attempts
     assert caught.value.model == "openai/always-fail"
     assert "InternalServerError" in caught.value.last_error
+    python_seconds = time.perf_counter() - started
     python_calls = len(gateway.calls())
     assert python_calls == attempts * SDK_CALLS_PER_ATTEMPT  # 3 x 3 = 9 for one sample
     assert_no_secret(tmp_path / "py")
 
     gateway.reset()
+    started = time.perf_counter()
     cli = subprocess.run(
         [str(Path(sys.executable).with_name("evaljig-config")), "lighteval", "run",
          str(FIXTURES / "providers" / "fake-openai.json"), mini_mmlu.task,
@@ -100,10 +104,14 @@ def test_lev_003_python_api_failure(
          "--base-url", gateway.base_url, "--model", "openai/always-fail", "--max-samples", "1"],
         capture_output=True, text=True, check=False, cwd=ROOT,
     )  # fmt: skip
+    cli_seconds = time.perf_counter() - started
     assert cli.returncode == 1, cli.stderr
     assert "retry budget of 3 attempt(s) exhausted" in cli.stderr
     assert len(gateway.calls()) == attempts * SDK_CALLS_PER_ATTEMPT
-    lev("LEV-003", python_calls=python_calls, cli_exit=cli.returncode)  # type: ignore[operator]
+    lev(  # type: ignore[operator]
+        "LEV-003", python_calls=python_calls, cli_exit=cli.returncode,
+        python_s=round(python_seconds, 1), cli_s=round(cli_seconds, 1),
+    )  # fmt: skip
 
 
 def test_lev_004_config_drift_guard(provider: ProviderSpec, lev: object) -> None:

@@ -7,10 +7,11 @@ does); library code never guesses where a checkout is.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
-from evaljig_config import lighteval_available
+from evaljig_config import OFFLINE_ENV, lighteval_available
 from evaljig_fixtures.builders.registry import BUILDERS
 from evaljig_fixtures.regen.runner import EXIT_FAILED, RegenOptions, run_regen
 from evaljig_fixtures.regen.selection import registry_problems, select
@@ -44,6 +45,8 @@ def run_regen_command(args: argparse.Namespace) -> int:
             needs = f"  (requires {', '.join(sorted(builder.requires))})" if builder.requires else ""
             print(f"{builder.name:<12} {', '.join(builder.outputs)}{needs}  {builder.description}")
         return 0
+    for name, value in OFFLINE_ENV.items():  # builders must never reach for the network (litellm's cost map, hubs)
+        os.environ.setdefault(name, value)
     options = RegenOptions(
         out_dir=args.out if args.out is not None else Path.cwd() / "fixtures",
         check=args.check,
