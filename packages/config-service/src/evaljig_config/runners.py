@@ -173,11 +173,9 @@ def run_python(
     collect = _Collect()
     stdout = io.StringIO()
     env = {k: v for k, v in run_env(run_dir, api_key, base={}).items() if k != "OPENAI_API_KEY"}
-    with _inside(run_dir, env):
+    with _inside(run_dir, env), _litellm_cache_in(run_dir):
         tracker_mod = import_lighteval_module("lighteval.logging.evaluation_tracker")
         pipeline_mod = import_lighteval_module("lighteval.pipeline")
-        import_lighteval_module("lighteval.models.endpoints.litellm_model")  # creates litellm's cache
-        _fresh_litellm_cache(run_dir)
         logger = logging.getLogger(LITELLM_LOGGER)
         logger.addHandler(collect)
         try:
@@ -203,9 +201,21 @@ def run_python(
     return _finish(run, spec.model, check)
 
 
-def _fresh_litellm_cache(run_dir: Path) -> None:
-    """lighteval creates litellm's disk cache once, at import, in the cwd of that moment."""
+@contextlib.contextmanager
+def _litellm_cache_in(run_dir: Path) -> Iterator[None]:
+    """litellm's process-wide disk cache inside the run, and whatever was there before afterwards.
+
+    lighteval points ``litellm.cache`` at ``./.litellm_cache`` once, when its litellm module is
+    first imported, and every later litellm call in the process would read it: a stale (even
+    empty) answer from an earlier run would come back silently.
+    """
     import litellm
     from litellm.caching.caching import Cache, LiteLLMCacheType
 
+    previous = litellm.cache
+    import_lighteval_module("lighteval.models.endpoints.litellm_model")
     litellm.cache = Cache(type=LiteLLMCacheType.DISK, disk_cache_dir=str(run_dir / ".litellm_cache"))
+    try:
+        yield
+    finally:
+        litellm.cache = previous

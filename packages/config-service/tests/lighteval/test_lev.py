@@ -22,6 +22,7 @@ import sys
 import time
 from pathlib import Path
 
+import litellm
 import pytest
 
 from evaljig_config import (
@@ -82,11 +83,13 @@ def test_lev_003_python_api_failure(
 ) -> None:
     broken = provider.with_model("openai/always-fail")
     attempts = broken.retry.attempts
+    cache_before = litellm.cache
 
     started = time.perf_counter()  # reported in the summary, never asserted
     with pytest.raises(RetryBudgetExhausted) as caught:
         run_python(broken, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "py", max_samples=1)
 
+    assert litellm.cache is cache_before  # the run's disk cache does not outlive it
     assert caught.value.attempts == attempts
     assert caught.value.model == "openai/always-fail"
     assert "InternalServerError" in caught.value.last_error
