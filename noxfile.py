@@ -157,7 +157,7 @@ def lighteval(session: nox.Session) -> None:
     session.run(
         str(bin_dir / "pytest"), "packages/config-service/tests/lighteval", "-m", "lighteval", "-n", workers(),
         "-p", "no:cacheprovider", LOOPBACK_ONLY, *session.posargs,
-        env=stack_env(bin_dir, report_env(session)), success_codes=PYTEST_OK,
+        env=stack_env(bin_dir, {**report_env(session), "EVALJIG_REQUIRE_LIGHTEVAL": "1"}), success_codes=PYTEST_OK,
     )  # fmt: skip
 
 

@@ -43,6 +43,35 @@ def test_run_without_lighteval_says_how_to_get_it(
 ) -> None:
     monkeypatch.setenv("EVALJIG_FAKE_API_KEY", "sk-evaljig-fake-0000")
     monkeypatch.setenv("PATH", str(tmp_path))  # no lighteval command either
-    argv = ["lighteval", "run", str(spec_file), "t|0", "--custom-tasks", "t.py", "--run-dir", str(tmp_path / "r")]
-    assert main(argv) == 2
-    assert "make lighteval" in capsys.readouterr().err
+    (tmp_path / "t.py").write_text("TASKS_TABLE = []\n")
+    for path in ("cli", "python"):
+        run_dir = tmp_path / f"run-{path}"
+        argv = ["lighteval", "run", str(spec_file), "t|0", "--custom-tasks", str(tmp_path / "t.py")]
+        assert main([*argv, "--run-dir", str(run_dir), "--path", path]) == 2
+        assert "make lighteval" in capsys.readouterr().err
+        assert not run_dir.exists()  # nothing written, so the same --run-dir works once lighteval is there
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--custom-tasks", "missing.py"], "missing.py: custom tasks module not found (--custom-tasks)"),
+        (["--custom-tasks", "t.py", "--max-samples", "0"], "max_samples: must be at least 1, got 0"),
+        (["--custom-tasks", "t.py", "--model", "gpt-4"], "(model override): field '(spec)': model 'gpt-4' needs"),
+        (["--custom-tasks", "t.py", "--base-url", "ftp://x"], "(base_url override): field 'base_url': must be an"),
+    ],
+)
+def test_run_refuses_bad_arguments_before_writing(
+    spec_file: Path,
+    tmp_path: Path,
+    extra: list[str],
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("EVALJIG_FAKE_API_KEY", "sk-evaljig-fake-0000")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.py").write_text("TASKS_TABLE = []\n")
+    assert main(["lighteval", "run", str(spec_file), "t|0", "--run-dir", "run", *extra]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()

@@ -82,8 +82,10 @@ def test_api_key_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
 def test_with_base_url_revalidates() -> None:
     spec = parse_provider_spec(VALID)
     assert spec.with_base_url("http://127.0.0.1:9/v1").base_url == "http://127.0.0.1:9/v1"
-    with pytest.raises(ValueError, match="http"):
+    with pytest.raises(ConfigError, match=r"fake-openai \(base_url override\): field 'base_url': must be an http"):
         spec.with_base_url("nope")
+    with pytest.raises(ConfigError, match=r"fake-openai \(model override\): field '\(spec\)': model 'gpt-4' needs"):
+        spec.with_model("gpt-4")
 
 
 def test_spec_is_frozen() -> None:

@@ -102,6 +102,16 @@ def _finish(run: LightEvalRun, model: str, check: bool) -> LightEvalRun:
     return run
 
 
+def check_run_inputs(tasks: str, custom_tasks: Path, max_samples: int | None) -> None:
+    """Refuse bad arguments before the run directory is touched, so a retry can reuse it."""
+    if not tasks.strip():
+        raise ConfigError("tasks: must name at least one task, e.g. 'mytask|0'")
+    if not custom_tasks.is_file():
+        raise ConfigError(f"{custom_tasks}: custom tasks module not found (--custom-tasks)")
+    if max_samples is not None and max_samples < 1:
+        raise ConfigError(f"max_samples: must be at least 1, got {max_samples}")
+
+
 def run_cli(
     spec: ProviderSpec,
     tasks: str,
@@ -112,14 +122,16 @@ def run_cli(
     check: bool = True,
 ) -> LightEvalRun:
     """``lighteval endpoint litellm`` as a subprocess in a fresh ``run_dir``."""
-    run_dir = prepare_run_dir(run_dir)
+    check_run_inputs(tasks, custom_tasks, max_samples)
     api_key = spec.api_key()
+    executable = lighteval_executable()
+    run_dir = prepare_run_dir(run_dir)
     service = LightEvalConfigService(spec)
     config = service.write_config(run_dir / "config.yaml")
     argv = service.cli_argv(
         config, tasks, custom_tasks=custom_tasks.resolve(), output_dir=run_dir / "out", max_samples=max_samples
     )
-    argv[0] = lighteval_executable()
+    argv[0] = executable
     proc = subprocess.run(
         argv, cwd=run_dir, env=run_env(run_dir, api_key), capture_output=True, text=True, timeout=CLI_TIMEOUT_S
     )
@@ -166,8 +178,10 @@ def run_python(
     check: bool = True,
 ) -> LightEvalRun:
     """lighteval's ``Pipeline`` in this process, in a fresh ``run_dir`` (not thread-safe: it changes cwd)."""
-    run_dir = prepare_run_dir(run_dir)
+    check_run_inputs(tasks, custom_tasks, max_samples)
     api_key = spec.api_key()
+    import_lighteval_module("lighteval")  # says how to get it, before anything is written
+    run_dir = prepare_run_dir(run_dir)
     service = LightEvalConfigService(spec)
     service.write_config(run_dir / "config.yaml")  # the same file the CLI reads, for the record
     collect = _Collect()

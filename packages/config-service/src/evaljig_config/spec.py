@@ -109,11 +109,14 @@ class ProviderSpec(BaseModel):
         return value
 
     def with_base_url(self, base_url: str) -> ProviderSpec:
-        """A copy pointing at another server (tests start ephemeral gateways)."""
-        return ProviderSpec.model_validate({**self.model_dump(), "base_url": base_url})
+        """A copy pointing at another server (tests start ephemeral gateways); raises ``ConfigError``."""
+        return parse_provider_spec(
+            {**self.model_dump(), "base_url": base_url}, source=f"{self.name} (base_url override)"
+        )
 
     def with_model(self, model: str) -> ProviderSpec:
-        return ProviderSpec.model_validate({**self.model_dump(), "model": model})
+        """A copy for another model of the same provider; raises ``ConfigError``."""
+        return parse_provider_spec({**self.model_dump(), "model": model}, source=f"{self.name} (model override)")
 
 
 def load_provider_spec(path: Path) -> ProviderSpec:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from evaljig_config import ProviderSpec, load_provider_spec
+from evaljig_config import ProviderSpec, lighteval_available, load_provider_spec
 from evaljig_gateway import Gateway
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -25,6 +26,19 @@ class Dataset:
     module: Path
     rows: int
     answer_key: dict[str, str]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Skip the matrix, saying how to run it, in a venv without lighteval (a bare ``pytest``).
+
+    ``nox -s lighteval`` sets ``EVALJIG_REQUIRE_LIGHTEVAL=1``: there a missing lighteval fails.
+    """
+    if lighteval_available() or os.environ.get("EVALJIG_REQUIRE_LIGHTEVAL") == "1":
+        return
+    skip = pytest.mark.skip(reason="lighteval is not installed here: run `make lighteval`")
+    for item in items:
+        if "lighteval" in item.keywords:
+            item.add_marker(skip)
 
 
 @pytest.fixture(autouse=True)
