@@ -84,6 +84,48 @@ def test_a_missing_api_key_variable_is_a_usage_error(capsys: pytest.CaptureFixtu
     )
 
 
+@pytest.mark.parametrize("key", ["sk-SECRET123\r", "sk-SECRET123\t", "sk-SECRÉT123"])
+def test_a_key_that_is_not_printable_ascii_is_refused_unseen(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], key: str
+) -> None:
+    monkeypatch.setenv("EVALJIG_TEST_BAD_KEY", key)
+    args = ["conformance", "--base-url", "http://127.0.0.1:9/v1", "--api-key-env", "EVALJIG_TEST_BAD_KEY"]
+    assert main(args) == 2
+    out, err = capsys.readouterr()
+    assert err == (
+        "evaljig-fixtures: environment variable EVALJIG_TEST_BAD_KEY must hold printable ASCII"
+        " (no control or non-ASCII characters)\n"
+    )
+    assert out == ""
+
+
+@pytest.mark.parametrize("value", ["-1", "0", "nan", "inf", "soon"])
+def test_timeout_must_be_a_finite_positive_number(capsys: pytest.CaptureFixture[str], value: str) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["conformance", "--base-url", "http://127.0.0.1:9/v1", "--timeout", value])
+    assert caught.value.code == 2
+    assert "error: argument --timeout: must be a " in capsys.readouterr().err
+
+
+def test_an_unparsable_base_url_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["conformance", "--base-url", "http://[::1"]) == 2
+    assert capsys.readouterr().err == "evaljig-fixtures: --base-url is not a valid URL: Invalid port: ':1'\n"
+
+
+@pytest.mark.parametrize(
+    ("base_url", "reason"),
+    [("http://127.0.0.1:9/v1", "ConnectError: "), (f"http://{'a' * 300}.invalid/v1", "UnicodeError: ")],
+)
+def test_an_unreachable_target_stops_before_the_corpus(
+    capsys: pytest.CaptureFixture[str], base_url: str, reason: str
+) -> None:
+    assert main(["conformance", "--base-url", base_url, "--timeout", "5"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""  # no table: client-side refusals would otherwise "pass" against nothing
+    assert err.startswith(f"evaljig-fixtures: cannot connect to {base_url}: {reason}")
+    assert err.count("\n") == 1
+
+
 def test_validate_and_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate"]) == 0
     assert capsys.readouterr().out == "corpus ok: 27 fixtures across 7 capabilities\n"

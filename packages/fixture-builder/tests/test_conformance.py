@@ -47,6 +47,36 @@ def test_fixture_against_the_gateway(gateway: Gateway, fixture: CapabilityFixtur
     assert fixture.matches(str(caught.value)), f"/{fixture.expected_error_pattern}/ !~ {caught.value}"
 
 
+INVALID_SERVER_SIDE = [f for f in FIXTURES if not f.is_valid and f.capability != "models"]
+
+
+@pytest.mark.gateway
+@pytest.mark.parametrize("fixture", INVALID_SERVER_SIDE, ids=[f.id for f in INVALID_SERVER_SIDE])
+def test_invalid_patterns_hold_for_other_servers_wording(gateway: Gateway, fixture: CapabilityFixture) -> None:
+    """The charter: a pattern names the field and the status class, so any server naming the field matches it."""
+    with pytest.raises(ConformanceError) as caught:
+        CONFORMANCE_CHECKS[fixture.capability](gateway.base_url, **fixture.kwargs())
+    field = caught.value.field  # the gateway's ``param``
+    other_servers = [
+        f"{fixture.capability}: {field}: target rejected the request with HTTP 422 (param '{field}'): Invalid input.",
+        f"{fixture.capability}: request: target rejected the request with HTTP 400: '{field}' is not acceptable.",
+    ]
+    for message in other_servers:
+        assert fixture.matches(message), f"/{fixture.expected_error_pattern}/ !~ {message}"
+
+
+@pytest.mark.gateway
+def test_an_unprintable_key_never_reaches_the_report(gateway: Gateway) -> None:
+    key = "sk-SECRET123\r"  # httpx refuses the header and shows it escaped: b'Bearer sk-SECRET123\\r'
+    fixtures = [load_capability_fixture("models", "valid_baseline")]
+    with configured_client(gateway.base_url, key) as client:
+        [outcome] = run_corpus(client, fixtures, STUB_MODELS, redact=[key])
+    assert not outcome.passed
+    assert "***" in outcome.detail
+    assert "SECRET123" not in outcome.detail
+    assert "SECRET123" not in render_table([outcome], redact=[key])
+
+
 @pytest.mark.gateway
 def test_a_configured_client_is_a_target_too(gateway: Gateway) -> None:
     with configured_client(gateway.base_url, "sk-evaljig-test") as client:
@@ -207,6 +237,20 @@ def test_stream_framing_violations(stream: str, message: str) -> None:
     assert str(caught.value).startswith(message)
 
 
+def test_streamed_usage_must_respect_max_tokens() -> None:
+    usage = {"prompt_tokens": 1, "completion_tokens": 5, "total_tokens": 6}
+    body = sse(delta("hi"), delta(None, "length"), {**CHUNK, "choices": [], "usage": usage}, "[DONE]")
+    with pytest.raises(ConformanceError) as caught:
+        assert_stream_conformance(
+            fake(body, content_type="text/event-stream"),
+            model="m",
+            messages=HI,
+            max_tokens=2,
+            stream_options={"include_usage": True},
+        )
+    assert str(caught.value) == "stream: events[2].usage.completion_tokens: must be <= max_tokens (2)"
+
+
 def test_stream_must_be_an_event_stream() -> None:
     with pytest.raises(ConformanceError, match=r"^stream: content-type: must be text/event-stream"):
         assert_stream_conformance(fake(CHAT_ANSWER), model="m", messages=HI)
@@ -235,6 +279,9 @@ def tool_answer(name: str, arguments: str) -> dict[str, Any]:
     [
         (tool_answer("get_weather", "{city: Paris}"), "arguments: must be a JSON object, got unparsable text"),
         (tool_answer("get_weather", "[]"), "arguments: must be an object, got array"),
+        (tool_answer("get_weather", '{"city": NaN}'), "arguments: must be a JSON object, got unparsable text (NaN is"),
+        (tool_answer("get_weather", '{"city": -Infinity}'), "got unparsable text (-Infinity is not JSON)"),
+        (tool_answer("get_weather", "[" * 100_000), "arguments: must be a JSON object, got unparsable text (maximum"),
         (tool_answer("get_weather", '{"unit": "celsius"}'), "arguments: arguments.city is required"),
         (tool_answer("get_weather", '{"city": 7}'), "arguments: arguments.city must be of type string, got 7"),
         (tool_answer("get_weather", '{"city": "P", "unit": "K"}'), 'arguments.unit must be one of ["celsius", "fahre'),
@@ -256,12 +303,46 @@ def logprob_answer(entry: dict[str, Any]) -> dict[str, Any]:
     return changed(CHAT_ANSWER, lambda b: b["choices"][0].update(logprobs={"content": [entry]}))
 
 
+def spelled(*tokens: str, alternatives: int = 2) -> dict[str, Any]:
+    """A logprobs answer whose tokens and content are given, with ``alternatives`` per token."""
+    entries = [
+        {"token": t, "logprob": -0.5, "top_logprobs": [{"token": t, "logprob": -0.5 - a} for a in range(alternatives)]}
+        for t in tokens
+    ]
+    return changed(CHAT_ANSWER, lambda b: b["choices"][0].update(logprobs={"content": entries}))
+
+
+def test_conforming_logprobs_pass() -> None:
+    answer = spelled("Par", "is", ".")
+    assert assert_logprobs_conformance(fake(answer), model="m", messages=HI, logprobs=True, top_logprobs=2)
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (
+            spelled("Par", "is", ".", alternatives=1),
+            "logprobs: choices[0].logprobs.content[0].top_logprobs: must hold exactly top_logprobs=2 entries, got 1",
+        ),
+        (
+            spelled("Paris", " ", "."),
+            "logprobs: choices[0].logprobs.content: tokens must join to the message content 'Paris.', got 'Paris .'",
+        ),
+        (spelled("Lyon", "."), "logprobs: choices[0].logprobs.content: tokens must join to the message content"),
+    ],
+)
+def test_logprobs_must_be_for_the_answer_given(answer: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConformanceError) as caught:
+        assert_logprobs_conformance(fake(answer), model="m", messages=HI, logprobs=True, top_logprobs=2)
+    assert str(caught.value).startswith(message)
+
+
 @pytest.mark.parametrize(
     ("entry", "message"),
     [
         ({"token": "P", "logprob": 0.5, "top_logprobs": []}, "content[0].logprob: must be <= 0.0, got 0.5"),
         ({"token": "P", "logprob": -1, "bytes": [300], "top_logprobs": []}, "content[0].bytes[0]: must be a byte"),
-        ({"token": "P", "logprob": -1, "top_logprobs": [{"token": "a", "logprob": -1}] * 3}, "at most top_logprobs=2"),
+        ({"token": "P", "logprob": -1, "top_logprobs": [{"token": "a", "logprob": -1}] * 3}, "exactly top_logprobs=2"),
         (
             {
                 "token": "P",
@@ -309,6 +390,12 @@ def test_embedding_violations(change: Callable[[dict[str, Any]], Any], kwargs: d
     assert str(caught.value).startswith(message)
 
 
+def test_base64_embeddings_must_be_ascii() -> None:
+    body = changed(EMBEDDINGS, lambda b: b["data"][0].update(embedding="AAAAPw==é"))
+    with pytest.raises(ConformanceError, match=r"^embed: data\[0\]\.embedding: must be base64 when encoding_format"):
+        assert_embed_conformance(fake(body), model="e", input="a", encoding_format="base64")
+
+
 def test_base64_embeddings_must_be_float32() -> None:
     body = changed(EMBEDDINGS, lambda b: b["data"][0].update(embedding=base64.b64encode(b"abc").decode()))
     with pytest.raises(ConformanceError, match="must decode to little-endian float32 values, got 3 bytes"):
@@ -349,3 +436,42 @@ def test_model_listing_violations(body: dict[str, Any], model: str | None, messa
 def test_target_must_be_a_url_or_a_client() -> None:
     with pytest.raises(TypeError, match="target must be an http"):
         assert_models_conformance("127.0.0.1:8000")
+
+
+# --------------------------------------------------------------------------- answers no check anticipates
+
+DEEP = "[" * 100_000 + "]" * 100_000  # deeper than Python's JSON parser recurses
+
+
+@pytest.mark.parametrize(
+    ("client", "message"),
+    [
+        (fake(DEEP), "chat: response: body is not valid JSON (maximum recursion depth exceeded"),
+        (fake(DEEP, status=400), "chat: request: target rejected the request with HTTP 400: [[["),
+    ],
+)
+def test_json_nested_too_deep_is_a_check_failure(client: httpx.Client, message: str) -> None:
+    with pytest.raises(ConformanceError) as caught:
+        assert_chat_conformance(client, model="m", messages=HI)
+    assert str(caught.value).startswith(message)
+
+
+def test_a_stream_event_nested_too_deep_is_a_check_failure() -> None:
+    client = fake(sse(DEEP, "[DONE]"), content_type="text/event-stream")
+    with pytest.raises(ConformanceError, match=r"^stream: events\[0\]: is not valid JSON \(maximum recursion depth"):
+        assert_stream_conformance(client, model="m", messages=HI)
+
+
+def test_an_unexpected_exception_fails_its_fixture_not_the_run() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise RuntimeError("transport bug near sk-SECRET123")
+
+    broken = httpx.Client(base_url="http://fake.invalid/v1", transport=httpx.MockTransport(handler))
+    fixtures = [
+        load_capability_fixture("chat", "valid_baseline"),
+        load_capability_fixture("chat", "invalid_unknown_role"),
+    ]
+    outcomes = run_corpus(broken, fixtures, STUB_MODELS, redact=["sk-SECRET123"])
+    assert [(o.passed, o.detail) for o in outcomes] == [
+        (False, "chat: unexpected RuntimeError: transport bug near ***")
+    ] * 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,28 @@ def test_invalid_fixtures_need_a_compiling_pattern(
     found = problems(corpus_copy)
     assert len(found) == 1, found
     assert found[0].startswith(f"chat/invalid_unknown_role.json: {key}: {problem}")
+
+
+def test_patterns_that_overflow_or_recurse_are_reported_not_raised(edit: Edit, corpus_copy: Path) -> None:
+    edit("chat/invalid_unknown_role", _set("expected_error_pattern", "a{4294967296}"))
+    edit("embed/invalid_missing_input", _set("expected_error_pattern", "(" * 5000 + ")" * 5000))
+    found = problems(corpus_copy)
+    assert [p.split(": does not compile: ")[0] for p in found] == [
+        "chat/invalid_unknown_role.json: expected_error_pattern",
+        "embed/invalid_missing_input.json: expected_error_pattern",
+    ]
+    assert found[0].endswith("the repetition number is too large")
+    assert "recursion" in found[1]
+
+
+def test_fixtures_are_hashable_and_equal_by_value(corpus_copy: Path) -> None:
+    first = load_capability_fixture_at(corpus_copy, "chat", "valid_baseline")
+    again = load_capability_fixture_at(corpus_copy, "chat", "valid_baseline")
+    other = load_capability_fixture_at(corpus_copy, "chat", "invalid_unknown_role")
+    assert first == again
+    assert hash(first) == hash(again)
+    assert {first, again, other} == {first, other}
+    assert first != dataclasses.replace(first, payload={**first.payload, "max_tokens": 1})  # payload still compared
 
 
 def test_missing_keys_are_each_named(edit: Edit, corpus_copy: Path) -> None:

@@ -2,12 +2,33 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import httpx
 import pytest
 
-from evaljig_gateway import Gateway
+from evaljig_gateway import AnswerKey, Gateway
 
 from .conftest import CHAT
+
+
+def with_tool(parameters: dict[str, Any]) -> bytes:
+    """A chat body offering one function whose ``parameters`` schema is given."""
+    return json.dumps(
+        {**CHAT, "tools": [{"type": "function", "function": {"name": "f", "parameters": parameters}}]}
+    ).encode()
+
+
+def nested(levels: int) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(levels):
+        schema = {"type": "array", "items": schema}
+    return schema
+
+
+PARAMS = "tools[0].function.parameters"
 
 
 @pytest.mark.parametrize(
@@ -37,6 +58,14 @@ from .conftest import CHAT
         ("/v1/embeddings", b'{"model": "m", "input": 5}', 400, "input"),
         ("/v1/embeddings", b'{"model": "m", "input": "x", "dimensions": 0}', 400, "dimensions"),
         ("/v1/responses", b'{"model": "m"}', 400, "input"),
+        ("/v1/chat/completions", with_tool({"type": "object", "properties": [1, 2]}), 400, f"{PARAMS}.properties"),
+        (
+            "/v1/chat/completions",
+            with_tool({"type": "object", "properties": {"xs": {"type": "array", "items": [{"type": "string"}]}}}),
+            400,
+            f"{PARAMS}.properties.xs.items",
+        ),
+        ("/v1/chat/completions", with_tool(nested(300)), 400, PARAMS + ".items" * 32),
     ],
 )
 def test_invalid_requests_name_the_field(
@@ -53,6 +82,50 @@ def test_invalid_requests_name_the_field(
     [call] = gateway.calls()
     assert (call.path, call.status) == (path, status)
     assert http.post("/v1/chat/completions", json=CHAT).status_code == 200  # still serving
+
+
+def test_the_deepest_allowed_tool_schema_is_answered(http: httpx.Client) -> None:
+    response = http.post("/v1/chat/completions", content=with_tool(nested(31)))  # 32 levels with the string
+    assert response.status_code == 200
+    arguments = json.loads(response.json()["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"])
+    assert json.dumps(arguments).count("[") == 31
+
+
+class _BrokenAnswerKey(AnswerKey):
+    def lookup(self, prompt: str) -> str | None:
+        raise RuntimeError("a bug in the gateway")
+
+
+def test_an_unexpected_error_is_an_openai_500_and_journaled(http: httpx.Client, gateway: Gateway) -> None:
+    gateway.set_answers(_BrokenAnswerKey())
+    response = http.post("/v1/chat/completions", json=CHAT)
+    assert response.status_code == 500
+    assert response.json() == {
+        "error": {
+            "message": "The server had an error while processing your request"
+            " (evaljig gateway: unexpected RuntimeError).",
+            "type": "server_error",
+            "param": None,
+            "code": None,
+        }
+    }
+    assert [(c.path, c.model, c.status) for c in gateway.calls()] == [("/v1/chat/completions", "gpt-stub", 500)]
+    gateway.set_answers(None)
+    assert http.post("/v1/chat/completions", json=CHAT).status_code == 200  # still serving
+
+
+def test_a_body_too_deep_to_write_back_is_journaled_as_text(tmp_path: Path) -> None:
+    deep = json.dumps({**CHAT, "metadata": {"x": json.loads("[" * 300 + "]" * 300)}})  # orjson reads 1024, writes 255
+    sink = tmp_path / "calls.jsonl"
+    with Gateway(journal_path=sink) as gw, httpx.Client(base_url=gw.url) as http:
+        assert http.post("/v1/chat/completions", content=deep).status_code == 200
+        assert http.post("/v1/chat/completions", json=CHAT).status_code == 200
+        listed = http.get("/_gateway/calls")
+        assert listed.status_code == 200
+        bodies = [c["body"] for c in listed.json()["calls"]]
+    assert bodies == [deep, CHAT]
+    rows = [json.loads(line) for line in sink.read_text().splitlines()]
+    assert [r["body"] for r in rows] == bodies
 
 
 def test_unknown_path_is_404(http: httpx.Client, gateway: Gateway) -> None:

@@ -34,6 +34,14 @@ def test_attempts_are_per_model_and_reset(gateway: Gateway, http: httpx.Client) 
     assert [c.attempt for c in gateway.calls()] == [1]
 
 
+def test_rejected_requests_do_not_count_as_attempts(gateway: Gateway, http: httpx.Client) -> None:
+    model = "fail-once"
+    assert http.post("/v1/chat/completions", json={"model": model}).status_code == 400  # no messages
+    assert http.post("/v1/chat/completions", json={**CHAT, "model": model}).status_code == 500  # its one failure
+    assert http.post("/v1/chat/completions", json={**CHAT, "model": model}).status_code == 200
+    assert [(c.status, c.attempt) for c in gateway.calls(model=model)] == [(400, 0), (500, 1), (200, 2)]
+
+
 def test_journal_over_http(gateway: Gateway, http: httpx.Client) -> None:
     http.post("/v1/chat/completions", json={**CHAT, "model": "fail-once"})
     http.post("/v1/chat/completions", json={**CHAT, "model": "other"})

@@ -120,13 +120,19 @@ def test_logprobs(client: openai.OpenAI) -> None:
     logprobs = reply.choices[0].logprobs
     assert logprobs is not None
     assert logprobs.content is not None
-    assert "".join(t.token for t in logprobs.content).replace(" ", "") == (
-        (reply.choices[0].message.content or "").replace(" ", "")
-    )
+    assert "".join(t.token for t in logprobs.content) == reply.choices[0].message.content  # spaces included
     for token in logprobs.content:
         assert token.logprob <= 0
         assert len(token.top_logprobs) == 3
         assert token.top_logprobs[0].token == token.token
+
+
+def test_logprobs_without_alternatives(client: openai.OpenAI) -> None:
+    reply = client.chat.completions.create(model="gpt-stub", messages=MESSAGES, logprobs=True, top_logprobs=0)
+    logprobs = reply.choices[0].logprobs
+    assert logprobs is not None
+    assert logprobs.content
+    assert [len(t.top_logprobs) for t in logprobs.content] == [0] * len(logprobs.content)
 
 
 def test_max_tokens_cuts_with_length(client: openai.OpenAI) -> None:

@@ -7,16 +7,19 @@ one (``regen``) is one function pair and one tuple entry.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import httpx
+
 from evaljig_fixtures.corpus import validate_corpus
 from evaljig_fixtures.errors import FixtureError
 from evaljig_fixtures.fixture import CAPABILITIES
 from evaljig_fixtures.regen.command import configure_regen, run_regen_command
-from evaljig_fixtures.runner import CHAT_PLACEHOLDER, EMBED_PLACEHOLDER, render_table, run_corpus
+from evaljig_fixtures.runner import CHAT_PLACEHOLDER, EMBED_PLACEHOLDER, redacted, render_table, run_corpus
 from evaljig_fixtures.transport import DEFAULT_TIMEOUT, configured_client
 
 PROG = "evaljig-fixtures"
@@ -70,28 +73,86 @@ def _configure_conformance(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--capability", action="append", choices=CAPABILITIES, help="only this capability (repeatable; default: all)"
     )
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per request (%(default)s)")
+    parser.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, help="seconds per request (%(default)s)")
+
+
+def _seconds(text: str) -> float:
+    """``--timeout``: httpx takes negative or NaN timeouts and then fails with a traceback on first use."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds > 0, got {text!r}")
+    return value
+
+
+class _UsageError(Exception):
+    """A bad argument or environment variable: one line on stderr, exit 2."""
+
+
+def _api_key(variable: str | None) -> str:
+    """The key from ``variable`` ("" without one); the message names the variable, never the value."""
+    if not variable:
+        return ""
+    key = os.environ.get(variable, "")
+    if not key:
+        raise _UsageError(f"environment variable {variable} is not set or empty")
+    if not (key.isascii() and key.isprintable()):
+        # httpx would refuse the header and print it, escaped, in a traceback
+        reason = "must hold printable ASCII (no control or non-ASCII characters)"
+        raise _UsageError(f"environment variable {variable} {reason}")
+    return key
+
+
+def _client(base_url: str, api_key: str, timeout: float) -> httpx.Client:
+    try:
+        return configured_client(base_url, api_key, timeout)
+    except httpx.InvalidURL as exc:
+        raise _UsageError(f"--base-url is not a valid URL: {exc}") from None
+
+
+def _connection_problem(client: httpx.Client) -> str | None:
+    """Why the target cannot be reached, or None: any HTTP answer, even an error status, means it is there.
+
+    Without this an unreachable target still "passes" every invalid fixture refused client-side.
+    """
+    try:
+        client.get("/models")
+    except (httpx.ConnectError, httpx.ConnectTimeout, UnicodeError) as exc:  # UnicodeError: host name is not IDNA
+        return f"{type(exc).__name__}: {exc}"
+    except httpx.HTTPError:
+        return None  # it answered, badly: the fixtures report how
+    return None
 
 
 def _conformance(args: argparse.Namespace) -> int:
-    if not args.base_url.startswith(("http://", "https://")):
-        print(f"{PROG}: --base-url must start with http:// or https://", file=sys.stderr)
+    try:
+        if not args.base_url.startswith(("http://", "https://")):
+            raise _UsageError("--base-url must start with http:// or https://")
+        api_key = _api_key(args.api_key_env)
+        client = _client(args.base_url, api_key, args.timeout)
+    except _UsageError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    api_key = ""
-    if args.api_key_env:
-        api_key = os.environ.get(args.api_key_env, "")
-        if not api_key:
-            print(f"{PROG}: environment variable {args.api_key_env} is not set or empty", file=sys.stderr)
-            return EXIT_USAGE
+    with client:
+        return _run_conformance(args, client, api_key)
+
+
+def _run_conformance(args: argparse.Namespace, client: httpx.Client, api_key: str) -> int:
     try:
         fixtures = validate_corpus()
     except FixtureError as exc:
         print(exc, file=sys.stderr)
         return EXIT_USAGE
+    problem = _connection_problem(client)
+    if problem is not None:
+        print(f"{PROG}: cannot connect to {args.base_url}: {redacted(problem, [api_key])}", file=sys.stderr)
+        return EXIT_FAILED
     wanted = set(args.capability or CAPABILITIES)
     models = {CHAT_PLACEHOLDER: args.model, EMBED_PLACEHOLDER: args.embed_model}
-    with configured_client(args.base_url, api_key, args.timeout) as client:
-        outcomes = run_corpus(client, [f for f in fixtures if f.capability in wanted], models, args.timeout)
+    chosen = [f for f in fixtures if f.capability in wanted]
+    outcomes = run_corpus(client, chosen, models, args.timeout, redact=[api_key])
     print(f"conformance of {args.base_url} (model {args.model}, embedding model {args.embed_model})\n")
     print(render_table(outcomes, redact=[api_key]), end="")
     return EXIT_OK if all(o.passed for o in outcomes) else EXIT_FAILED

@@ -37,7 +37,12 @@ _NOT_PAYLOAD = frozenset({"target", "timeout"})
 
 @dataclass(frozen=True, slots=True)
 class CapabilityFixture:
-    """A validated fixture; ``payload`` is read-only, ``kwargs()`` gives a private copy to pass on."""
+    """A validated fixture, hashable so fixtures can be set members and cache keys.
+
+    ``payload`` is a read-only view of the loader's own parse (its nested lists and dicts are
+    not frozen, so never change them); it is compared but not hashed, since a mapping view has
+    no hash. ``kwargs()`` gives a private deep copy to pass on.
+    """
 
     id: str
     capability: str
@@ -46,7 +51,7 @@ class CapabilityFixture:
     expected: str
     expected_error_pattern: str | None
     description: str
-    payload: Mapping[str, Any]
+    payload: Mapping[str, Any] = field(hash=False)
     schema_version: int = FIXTURE_SCHEMA_VERSION
     error_regex: re.Pattern[str] | None = field(default=None, repr=False, compare=False)
 
@@ -173,7 +178,7 @@ def _pattern(value: Any, expected: Any) -> list[str]:
         return ["must be a non-empty regular expression for an invalid fixture"]
     try:
         re.compile(value)
-    except re.error as exc:
+    except (re.error, OverflowError, RecursionError) as exc:  # a{4294967296} overflows; deep nesting recurses
         return [f"does not compile: {exc}"]
     return []
 

@@ -34,21 +34,36 @@ def with_models(fixture: CapabilityFixture, models: Mapping[str, str]) -> dict[s
 
 
 def run_fixture(
-    target: Target, fixture: CapabilityFixture, models: Mapping[str, str], timeout: float = DEFAULT_TIMEOUT
+    target: Target,
+    fixture: CapabilityFixture,
+    models: Mapping[str, str],
+    timeout: float = DEFAULT_TIMEOUT,
+    *,
+    redact: Iterable[str] = (),
 ) -> Outcome:
-    """Valid fixtures must pass the helper; invalid ones must raise a ConformanceError matching their pattern."""
+    """Valid fixtures must pass the helper; invalid ones must raise a ConformanceError matching their pattern.
+
+    Any other exception is this fixture's failure, not the run's end; ``redact`` values never reach ``detail``.
+    """
+    passed, detail = _verdict(target, fixture, models, timeout)
+    return Outcome(fixture, passed, redacted(detail, redact))
+
+
+def _verdict(target: Target, fixture: CapabilityFixture, models: Mapping[str, str], timeout: float) -> tuple[bool, str]:
     helper = CONFORMANCE_CHECKS[fixture.capability]
     try:
         helper(target, **with_models(fixture, models), timeout=timeout)
     except ConformanceError as exc:
         if fixture.is_valid:
-            return Outcome(fixture, False, str(exc))
+            return False, str(exc)
         if fixture.matches(str(exc)):
-            return Outcome(fixture, True, "rejected as expected")
-        return Outcome(fixture, False, f"rejected, but not with /{fixture.expected_error_pattern}/: {exc}")
+            return True, "rejected as expected"
+        return False, f"rejected, but not with /{fixture.expected_error_pattern}/: {exc}"
+    except Exception as exc:  # a target (or a check) broke in a way no check names: report it, run the rest
+        return False, f"{fixture.capability}: unexpected {type(exc).__name__}: {exc}"
     if fixture.is_valid:
-        return Outcome(fixture, True, "ok")
-    return Outcome(fixture, False, f"accepted; expected an error matching /{fixture.expected_error_pattern}/")
+        return True, "ok"
+    return False, f"accepted; expected an error matching /{fixture.expected_error_pattern}/"
 
 
 def run_corpus(
@@ -56,8 +71,20 @@ def run_corpus(
     fixtures: Iterable[CapabilityFixture],
     models: Mapping[str, str],
     timeout: float = DEFAULT_TIMEOUT,
+    *,
+    redact: Iterable[str] = (),
 ) -> list[Outcome]:
-    return [run_fixture(target, fixture, models, timeout) for fixture in fixtures]
+    secrets = tuple(redact)
+    return [run_fixture(target, fixture, models, timeout, redact=secrets) for fixture in fixtures]
+
+
+def redacted(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with each secret replaced by ``***``, also in the escaped form reprs show (httpx prints b'...')."""
+    for secret in secrets:
+        for form in dict.fromkeys((secret, repr(secret)[1:-1])):
+            if form:
+                text = text.replace(form, "***")
+    return text
 
 
 def render_table(outcomes: list[Outcome], *, redact: Iterable[str] = ()) -> str:
@@ -73,8 +100,4 @@ def render_table(outcomes: list[Outcome], *, redact: Iterable[str] = ()) -> str:
     if failures:
         lines += ["", "failures:"]
         lines += [f"- {o.fixture.id}: {o.detail}" for o in failures]
-    text = "\n".join(lines) + "\n"
-    for secret in redact:
-        if secret:
-            text = text.replace(secret, "***")
-    return text
+    return redacted("\n".join(lines) + "\n", redact)

@@ -52,7 +52,7 @@ def _reject(check: Checker, response: httpx.Response) -> None:
     message, param = response.text[:_EXCERPT], None
     try:
         error = response.json().get("error")
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         error = None
     if isinstance(error, dict):
         message = str(error.get("message", message))
@@ -69,7 +69,7 @@ def _reject(check: Checker, response: httpx.Response) -> None:
 def _json(check: Checker, response: httpx.Response) -> dict[str, Any]:
     try:
         data = response.json()
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested deeper than Python's parser goes
         check.fail("response", f"body is not valid JSON ({exc}): {response.text[:_EXCERPT]!r}")
     return check.obj(data, "response")
 
@@ -102,5 +102,5 @@ def post_sse(check: Checker, client: httpx.Client, path: str, body: dict[str, An
 def parse_event(check: Checker, data: str, field: str) -> dict[str, Any]:
     try:
         return check.obj(json.loads(data), field)
-    except json.JSONDecodeError as exc:
+    except (ValueError, RecursionError) as exc:
         check.fail(field, f"is not valid JSON ({exc}): {data[:_EXCERPT]!r}")

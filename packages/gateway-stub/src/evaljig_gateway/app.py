@@ -7,6 +7,7 @@ one body read, one JSON parse, one handler call, one JSON dump and one journal a
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qs
@@ -17,7 +18,7 @@ from evaljig_gateway import openai_api, validation
 from evaljig_gateway.behaviours import behaviour_for
 from evaljig_gateway.content import AnswerKey
 from evaljig_gateway.errors import GatewayError
-from evaljig_gateway.journal import Journal
+from evaljig_gateway.journal import Journal, call_json
 from evaljig_gateway.replies import Reply, json_reply
 
 Scope = MutableMapping[str, Any]
@@ -32,6 +33,8 @@ DEFAULT_RETRY_AFTER_MS = 1
 
 #: The gateway's own endpoints; they are not journaled.
 CONTROL_PREFIX = "/_gateway/"
+
+_log = logging.getLogger(__name__)
 
 _MODEL_ROUTES: dict[str, Callable[[openai_api.Request], Reply]] = {
     "/v1/chat/completions": openai_api.chat_completions,
@@ -81,16 +84,20 @@ class GatewayApp:
                     raise GatewayError(405, f"Method {method} is not allowed on {path}; use POST.")
                 body = validation.require_object(_parse_json(raw))
                 model = validation.model_of(body)
-                attempt = self.journal.next_attempt(model)
                 reply = handler(openai_api.Request(raw, body, model, self.answers))
+                # counted only once the request is valid: a 400 must not use up fail-once's failure
+                attempt = self.journal.next_attempt(model)
                 reply = await self._apply_behaviour(model, attempt, reply, receive)
             else:
                 reply = self._control(method, path, scope)
         except GatewayError as exc:
-            reply = Reply(exc.status, orjson.dumps(exc.body()), headers=exc.headers)
+            reply = _error_reply(exc)
         except _ClientGoneError:
             self.journal.record(method, path, model, 499, attempt, raw)
             return
+        except Exception as exc:  # last resort: a bug still answers like OpenAI and is journaled
+            _log.exception("evaljig gateway: unexpected error answering %s %s", method, path)
+            reply = _error_reply(_internal_error(exc))
         await _send(send, reply)
         if not path.startswith(CONTROL_PREFIX):
             self.journal.record(method, path, model, reply.status, attempt, raw)
@@ -165,7 +172,7 @@ class GatewayApp:
         if path == "/_gateway/calls" and method == "GET":
             query = parse_qs(scope.get("query_string", b"").decode())
             calls = self.journal.calls(model=_first(query, "model"), path=_first(query, "path"))
-            return json_reply({"calls": [c.as_dict() for c in calls]})
+            return Reply(200, b'{"calls":[' + b",".join(map(call_json, calls)) + b"]}")
         if path == "/_gateway/reset" and method == "POST":
             self.journal.reset()
             return json_reply({"reset": True})
@@ -184,6 +191,18 @@ def _parse_json(raw: bytes) -> Any:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise GatewayError(400, f"The request body is not valid JSON: {exc}", code="invalid_json") from None
+
+
+def _error_reply(error: GatewayError) -> Reply:
+    return Reply(error.status, orjson.dumps(error.body()), headers=error.headers)
+
+
+def _internal_error(exc: Exception) -> GatewayError:
+    """A 500 naming the exception type only: its message may quote the request."""
+    return GatewayError(
+        500,
+        f"The server had an error while processing your request (evaljig gateway: unexpected {type(exc).__name__}).",
+    )
 
 
 def _too_large(limit: int) -> GatewayError:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import itertools
 import math
 import random
 import re
@@ -57,6 +58,18 @@ def tokenize(text: str) -> list[str]:
 
 def count_tokens(text: str) -> int:
     return len(TOKEN.findall(text))
+
+
+def pieces(text: str) -> list[str]:
+    """One piece per token, with the whitespace around it, so the pieces join back to exactly ``text``.
+
+    Stream deltas and chat log-probability tokens use them: clients concatenate both into the answer.
+    """
+    spans = [m.start() for m in TOKEN.finditer(text)]
+    if not spans:
+        return [text] if text else []
+    cuts = [0, *spans[1:], len(text)]
+    return [text[a:b] for a, b in itertools.pairwise(cuts) if b > a]
 
 
 def digest(data: bytes) -> str:
@@ -141,14 +154,15 @@ def alternatives(token: str, position: int, count: int) -> list[tuple[str, float
 
 
 def chat_logprobs(tokens: Iterable[str], top: int) -> list[dict[str, Any]]:
-    """``choices[].logprobs.content`` for the chat API."""
+    """``choices[].logprobs.content`` for the chat API: exactly ``top`` alternatives per token, as OpenAI sends."""
     return [
         {
             "token": tok,
             "logprob": token_logprob(tok, i),
             "bytes": list(tok.encode()),
             "top_logprobs": [
-                {"token": alt, "logprob": lp, "bytes": list(alt.encode())} for alt, lp in alternatives(tok, i, top)
+                {"token": alt, "logprob": lp, "bytes": list(alt.encode())}
+                for alt, lp in (alternatives(tok, i, top) if top else [])
             ],
         }
         for i, tok in enumerate(tokens)
@@ -193,10 +207,10 @@ def tool_arguments(schema: Any, prompt: str) -> Any:
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), "string")
     if kind == "object":
-        props = schema.get("properties") or {}
-        return {
-            name: tool_arguments(sub, f"{prompt}\x00{name}") for name, sub in props.items() if isinstance(props, dict)
-        }
+        props = schema.get("properties")
+        if not isinstance(props, dict):  # validation refuses these; never crash on one anyway
+            return {}
+        return {name: tool_arguments(sub, f"{prompt}\x00{name}") for name, sub in props.items()}
     if kind == "array":
         return [tool_arguments(schema.get("items", {"type": "string"}), prompt)]
     if kind == "integer":

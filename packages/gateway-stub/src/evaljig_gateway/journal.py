@@ -28,7 +28,8 @@ class Call:
     model: str | None
     status: int
     attempt: int
-    """1-based count of calls for this model name on this gateway (0 when no model)."""
+    """1-based count of valid calls for this model name on this gateway; 0 when there is no model or the
+    request was rejected before it counted (bad JSON, a field answered with 400)."""
     raw_body: bytes
 
     @property
@@ -49,6 +50,16 @@ class Call:
             "attempt": self.attempt,
             "body": self.body,
         }
+
+
+def call_json(call: Call) -> bytes:
+    """One call as JSON; a body nested deeper than orjson writes (255 levels) is given as its text."""
+    data = call.as_dict()
+    try:
+        return orjson.dumps(data)
+    except orjson.JSONEncodeError:
+        data["body"] = call.raw_body.decode("utf-8", errors="replace")
+        return orjson.dumps(data)
 
 
 class Journal:
@@ -119,7 +130,7 @@ class _JsonlSink:
                 batch, self._pending = self._pending, []
                 closed = self._closed
             if batch:
-                self._file.write(b"".join(orjson.dumps(c.as_dict()) + b"\n" for c in batch))
+                self._file.write(b"".join(call_json(c) + b"\n" for c in batch))
                 self._file.flush()
             if closed and not batch:
                 return

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,9 +86,12 @@ def chat_completions(req: Request) -> Reply:
             choices.append({"index": index, "message": message, "logprobs": None, "finish_reason": "tool_calls"})
             continue
         text, finish = content.truncate(_answer(req, prompt, index), max_tokens, stop)
-        tokens = content.tokenize(text)
-        completion_tokens += len(tokens)
-        logprobs = {"content": content.chat_logprobs(tokens, top or 0), "refusal": None} if want_logprobs else None
+        completion_tokens += content.count_tokens(text)
+        logprobs = (
+            {"content": content.chat_logprobs(content.pieces(text), top or 0), "refusal": None}
+            if want_logprobs
+            else None
+        )
         message = {"role": "assistant", "content": text, "refusal": None, "annotations": []}
         choices.append({"index": index, "message": message, "logprobs": logprobs, "finish_reason": finish})
 
@@ -138,7 +140,7 @@ def _chat_chunks(
             deltas.append(({"tool_calls": [args]}, None))
         else:
             logprobs = (choice["logprobs"] or {}).get("content")
-            for i, piece in enumerate(_pieces(message["content"])):
+            for i, piece in enumerate(content.pieces(message["content"])):
                 lp = {"content": [logprobs[i]], "refusal": None} if logprobs and i < len(logprobs) else None
                 deltas.append(({"content": piece}, lp))
         for delta, lp in deltas:
@@ -159,15 +161,6 @@ def _chat_chunks(
     if usage is not None:
         events.append({**chunk_head, "choices": [], "usage": usage})
     return events
-
-
-def _pieces(text: str) -> list[str]:
-    """Split text into stream deltas that concatenate back to exactly ``text``."""
-    spans = [m.start() for m in content.TOKEN.finditer(text)]
-    if not spans:
-        return [text] if text else []
-    cuts = [0, *spans[1:], len(text)]
-    return [text[a:b] for a, b in itertools.pairwise(cuts) if b > a]
 
 
 # --------------------------------------------------------------------------- completions

@@ -7,6 +7,9 @@ from typing import Any
 from evaljig_gateway.errors import GatewayError, invalid, missing
 
 _ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
+#: Deepest ``properties``/``items`` nesting a tool schema may have; answering follows it, and orjson
+#: refuses to write JSON nested past 255 levels.
+MAX_SCHEMA_DEPTH = 32
 
 
 def require_object(body: Any) -> dict[str, Any]:
@@ -104,7 +107,27 @@ def tools_of(body: dict[str, Any]) -> list[dict[str, Any]]:
         params = function.get("parameters")
         if params is not None and not isinstance(params, dict):
             raise invalid(f"tools[{i}].function.parameters", "must be a JSON Schema object")
+        if params:
+            _check_schema(params, f"tools[{i}].function.parameters", 1)
     return tools
+
+
+def _check_schema(schema: dict[str, Any], where: str, depth: int) -> None:
+    """The parts of a schema an answer is built from: object-valued ``properties``/``items``, bounded depth."""
+    if depth > MAX_SCHEMA_DEPTH:
+        raise invalid(where, f"nests deeper than {MAX_SCHEMA_DEPTH} levels of 'properties'/'items'")
+    props = schema.get("properties")
+    if props is not None:
+        if not isinstance(props, dict):
+            raise invalid(f"{where}.properties", "must be an object mapping property names to schemas")
+        for name, sub in props.items():
+            if isinstance(sub, dict):
+                _check_schema(sub, f"{where}.properties.{name}", depth + 1)
+    items = schema.get("items")
+    if items is not None:
+        if not isinstance(items, dict):
+            raise invalid(f"{where}.items", "must be a JSON Schema object")
+        _check_schema(items, f"{where}.items", depth + 1)
 
 
 def tool_choice_of(body: dict[str, Any], tools: list[dict[str, Any]]) -> dict[str, Any] | None:

@@ -10,6 +10,7 @@ from evaljig_fixtures.conformance.common import check_choices, check_head, reque
 from evaljig_fixtures.transport import DEFAULT_TIMEOUT, Target, client_for, post_json
 
 PATH = "/chat/completions"
+_EXCERPT = 120
 
 
 def assert_chat_conformance(
@@ -60,15 +61,30 @@ def assert_logprobs_conformance(
     check_head(check, data, "chat.completion")
     for i, choice in enumerate(check_choices(check, data, 1)):
         where = f"choices[{i}].logprobs"
+        message = check.obj(choice.get("message"), f"choices[{i}].message")
+        text = check.string(message.get("content"), f"choices[{i}].message.content")
         content = check.arr(check.obj(choice.get("logprobs"), where).get("content"), f"{where}.content", non_empty=True)
-        for k, raw in enumerate(content):
-            _check_token(check, check.obj(raw, f"{where}.content[{k}]"), f"{where}.content[{k}]", top_logprobs)
+        entries = [check.obj(raw, f"{where}.content[{k}]") for k, raw in enumerate(content)]
+        for k, entry in enumerate(entries):
+            _check_token(check, entry, f"{where}.content[{k}]", top_logprobs)
+        _check_spells(check, entries, text, f"{where}.content")
     check.usage(data.get("usage"))
     return data
 
 
+def _check_spells(check: Checker, entries: list[dict[str, Any]], text: str, where: str) -> None:
+    """The tokens, in order, spell the answer, so the log-probabilities are those of the text returned.
+
+    Joined as bytes where a token gives them: a token may hold part of a multi-byte character.
+    """
+    joined = b"".join(bytes(e["bytes"]) if e.get("bytes") is not None else e["token"].encode() for e in entries)
+    if joined != text.encode():
+        spelled = joined.decode(errors="replace")
+        check.fail(where, f"tokens must join to the message content {text[:_EXCERPT]!r}, got {spelled[:_EXCERPT]!r}")
+
+
 def _check_token(check: Checker, entry: dict[str, Any], where: str, top: int | None) -> None:
-    """A log-probability is finite and <= 0; alternatives are at most ``top``, best first."""
+    """A log-probability is finite and <= 0; exactly ``top`` alternatives when asked, best first."""
     check.string(entry.get("token"), f"{where}.token")
     check.number(entry.get("logprob"), f"{where}.logprob", maximum=0.0)
     raw_bytes = entry.get("bytes")
@@ -78,8 +94,8 @@ def _check_token(check: Checker, entry: dict[str, Any], where: str, top: int | N
             if byte > 255:
                 check.fail(f"{where}.bytes[{b}]", f"must be a byte (0..255), got {byte}")
     alternatives = check.arr(entry.get("top_logprobs"), f"{where}.top_logprobs")
-    if top is not None and len(alternatives) > top:
-        check.fail(f"{where}.top_logprobs", f"must hold at most top_logprobs={top} entries, got {len(alternatives)}")
+    if top is not None and len(alternatives) != top:
+        check.fail(f"{where}.top_logprobs", f"must hold exactly top_logprobs={top} entries, got {len(alternatives)}")
     previous = 0.0
     for a, raw in enumerate(alternatives):
         alt = check.obj(raw, f"{where}.top_logprobs[{a}]")

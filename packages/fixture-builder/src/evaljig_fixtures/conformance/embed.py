@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import binascii
 import math
 import struct
 from collections.abc import Sequence
@@ -62,7 +61,7 @@ def _vector(check: Checker, raw: Any, where: str, as_base64: bool) -> list[float
         text = check.string(raw, where)
         try:
             packed = base64.b64decode(text, validate=True)
-        except binascii.Error as exc:
+        except ValueError as exc:  # binascii.Error, or non-ASCII text
             check.fail(where, f"must be base64 when encoding_format is 'base64' ({exc})")
         if len(packed) % 4:
             check.fail(where, f"base64 must decode to little-endian float32 values, got {len(packed)} bytes")

@@ -54,10 +54,18 @@ def assert_stream_conformance(
             f"every choice must end with one finish_reason; started {sorted(texts)}, finished {sorted(finished)}",
         )
     if include_usage:
-        last = chunks[-1]
-        check.equal(last.get("choices"), [], f"events[{len(chunks) - 1}].choices")
-        check.usage(last.get("usage"), f"events[{len(chunks) - 1}].usage")
+        _check_final_usage(check, chunks, max_tokens)
     return chunks
+
+
+def _check_final_usage(check: Checker, chunks: list[dict[str, Any]], max_tokens: int | None) -> None:
+    """The last chunk carries only ``usage``, whose completion stays within ``max_tokens`` (as in ``chat``)."""
+    where = f"events[{len(chunks) - 1}]"
+    last = chunks[-1]
+    check.equal(last.get("choices"), [], f"{where}.choices")
+    usage = check.usage(last.get("usage"), f"{where}.usage")
+    if max_tokens is not None and usage["completion_tokens"] > max_tokens:
+        check.fail(f"{where}.usage.completion_tokens", f"must be <= max_tokens ({max_tokens})")
 
 
 def _choice_delta(

@@ -10,6 +10,7 @@ from evaljig_fixtures.checks import Checker
 from evaljig_fixtures.conformance.common import check_choices, check_head, request_body
 from evaljig_fixtures.transport import DEFAULT_TIMEOUT, Target, client_for, post_json
 
+_EXCERPT = 300
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
     "integer": (int,),
@@ -53,16 +54,24 @@ def assert_tools_conformance(
         check.one_of(name, sorted(offered), f"{where}.function.name")
         if forced is not None:
             check.equal(name, forced, f"{where}.function.name")
-        text = check.string(function.get("arguments"), f"{where}.function.arguments")
-        try:
-            arguments = json.loads(text)
-        except json.JSONDecodeError as exc:
-            check.fail(f"{where}.function.arguments", f"must be a JSON object, got unparsable text ({exc}): {text!r}")
-        check.obj(arguments, f"{where}.function.arguments")
+        at = f"{where}.function.arguments"
+        arguments = check.obj(_parse_arguments(check, check.string(function.get("arguments"), at), at), at)
         for problem in schema_problems(arguments, offered[name], "arguments"):
-            check.fail(f"{where}.function.arguments", problem)
+            check.fail(at, problem)
     check.usage(data.get("usage"))
     return data
+
+
+def _parse_arguments(check: Checker, text: str, where: str) -> Any:
+    """Strict JSON: Python's parser also takes NaN and Infinity, which no other JSON parser does."""
+    try:
+        return json.loads(text, parse_constant=_not_json)
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested deeper than Python's parser goes
+        check.fail(where, f"must be a JSON object, got unparsable text ({exc}): {text[:_EXCERPT]!r}")
+
+
+def _not_json(token: str) -> Any:
+    raise ValueError(f"{token} is not JSON")
 
 
 def _offered(tools: Sequence[Mapping[str, Any]] | None) -> dict[str, Mapping[str, Any]]:
