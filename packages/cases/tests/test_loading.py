@@ -126,3 +126,52 @@ def test_duplicate_ids_across_files_name_both(tmp_path: Path) -> None:
         load_cases(tmp_path)
     assert str(info.value) == f"duplicate case id 'same': defined in {a} and again in {b}"
     assert info.value.case == "same"
+
+
+def test_a_file_that_is_not_utf8_names_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "cases.yaml"
+    bad.write_bytes(b"id: caf\xe9\n")
+    with pytest.raises(CaseLoadError, match=rf"^{bad}: not valid UTF-8 \(byte 7: invalid continuation byte\)$"):
+        load_cases(bad)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        (
+            "c.yaml",
+            "id: a\ntool_id: code\nfunction_call:\n  name: f\n  name: g\n",
+            r"c\.yaml: invalid YAML at line 5: duplicate key 'name' \(first at line 4\)",
+        ),
+        ("c.yaml", "- id: a\n  tool_id: code\n  id: b\n", r"c\.yaml: invalid YAML at line 3: duplicate key 'id'"),
+        ("c.json", '{"id": "a", "tool_id": "code", "id": "b"}', r"c\.json: invalid JSON: duplicate key 'id'"),
+    ],
+)
+def test_duplicate_keys_are_rejected_naming_file_key_and_line(
+    tmp_path: Path, name: str, text: str, message: str
+) -> None:
+    (tmp_path / name).write_text(text)
+    with pytest.raises(CaseLoadError, match=message):
+        load_cases(tmp_path / name)
+
+
+def test_yaml_merge_keys_may_override(tmp_path: Path) -> None:
+    text = "cases:\n  - &b {id: a, tool_id: code, function_call: {name: f}}\n  - <<: *b\n    id: b\n"
+    (tmp_path / "c.yaml").write_text(text)
+    assert [c.id for c in load_cases(tmp_path / "c.yaml")] == ["a", "b"]
+
+
+def test_suffixes_are_matched_in_any_case(tmp_path: Path) -> None:
+    (tmp_path / "a.JSON").write_text(json.dumps(case("a1")))
+    write(tmp_path / "b.Yaml", case("b1"))
+    write(tmp_path / "c.YML", case("c1"))
+    assert [c.id for c in load_cases(tmp_path)] == ["a1", "b1", "c1"]
+    assert [c.id for c in load_case_file(tmp_path / "a.JSON")] == ["a1"]
+
+
+def test_files_in_hidden_folders_are_skipped(tmp_path: Path) -> None:
+    root = tmp_path / ".cases-root"  # the root itself may be hidden
+    write(root / "a.yaml", case("a1"))
+    write(root / ".git" / "b.yaml", case("a1"))  # would be a duplicate id if it were read
+    write(root / "sub" / ".backup" / "c.yaml", "not: [valid")
+    assert [c.id for c in load_cases(root)] == ["a1"]

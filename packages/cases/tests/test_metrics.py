@@ -24,6 +24,16 @@ class AsyncAnswer(Metric):
         return self.skipped("nothing to compare") if "answer" not in inference else self.passed(score=0.5)
 
 
+class Misnamed(Metric):
+    def evaluate(self, case: EvalCase, inference: Inference) -> MetricResult:
+        return MetricResult(name="accuracy", status="pass", score=1.0)
+
+
+class AsyncMisnamed(Metric):
+    async def evaluate_async(self, case: EvalCase, inference: Inference) -> MetricResult:
+        return MetricResult(name="accuracy", status="pass", score=1.0)
+
+
 class Unimplemented(Metric):
     pass
 
@@ -63,3 +73,16 @@ def test_a_metric_must_implement_something_and_return_a_result() -> None:
         Unimplemented().measure(CASE, {})
     with pytest.raises(TypeError, match="returned bool, expected MetricResult"):
         ReturnsBool().measure(CASE, {})
+
+
+@pytest.mark.parametrize("metric", [Misnamed(), AsyncMisnamed()], ids=["sync", "async"])
+def test_a_result_under_another_name_is_refused(metric: Metric) -> None:
+    """Two metrics both answering as "accuracy" would overwrite each other in the report."""
+    message = (
+        rf"{type(metric).__name__} returned a MetricResult named 'accuracy', "
+        rf"but the metric is named '{metric.name}' \(use self.passed/failed/skipped"
+    )
+    with pytest.raises(ValueError, match=message):
+        metric.measure(CASE, {})
+    with pytest.raises(ValueError, match=message):
+        asyncio.run(metric.measure_async(CASE, {}))

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from evaljig_cases import RECORD_KEY, CaseRecord, EvalCase, FunctionCall, ToolEval, run_tool
+from evaljig_cases import RECORD_KEY, CaseRecord, EvalCase, FunctionCall, MetricResult, ToolEval, run_tool
 
 pytest_plugins = ["pytester"]
 
@@ -249,3 +249,50 @@ def test_run_case_and_run_tool_outside_pytest(monkeypatch: pytest.MonkeyPatch) -
     assert Path.cwd() != Path("/patched")
     bad = run_tool(lambda case: ["not", "a", "mapping"], Doubler.cases[0])  # type: ignore[arg-type,return-value]
     assert (bad.inference, bad.error) == (None, "TypeError: a tool must return a mapping or a pydantic model, got list")
+
+
+def test_metrics_answering_under_one_name_both_fail(pytester: pytest.Pytester) -> None:
+    """A lenient metric reporting as "accuracy" must not hide a strict one that failed under the same name."""
+    pytester.makepyfile(
+        test_names="""
+        from evaljig_cases import EvalCase, FunctionCall, Metric, MetricResult, ToolEval
+
+        class Strict(Metric):
+            def evaluate(self, case, inference):
+                return MetricResult(name="accuracy", status="fail", score=0.0, reason="wrong answer")
+
+        class Lenient(Metric):
+            def evaluate(self, case, inference):
+                return MetricResult(name="accuracy", status="pass", score=1.0, reason="close enough")
+
+        class TestNames(ToolEval):
+            cases = [EvalCase(id="c1", tool_id="t", function_call=FunctionCall(name="f"))]
+            metrics = [Strict(), Lenient()]
+
+            def run_tool(self, case):
+                return {"answer": 1}
+        """
+    )
+    reprec = pytester.inline_run(*INNER_ARGS)
+    reprec.assertoutcome(failed=2)
+    found = records(reprec)
+    assert [(r["metric"]["name"], r["metric"]["status"]) for r in found.values()] == [
+        ("strict", "fail"),
+        ("lenient", "fail"),
+    ]
+    assert found["TestNames::test_metric[c1-lenient]"]["error"] == (
+        "ValueError: Lenient returned a MetricResult named 'accuracy', but the metric is named 'lenient' "
+        "(use self.passed/failed/skipped, or MetricResult(name=self.name, ...))"
+    )
+
+
+def test_records_are_valid_utf8_whatever_the_tool_returned() -> None:
+    """xdist sends records to the controller as UTF-8; a lone surrogate would end the whole session."""
+    case = EvalCase(id="c", tool_id="t", function_call=FunctionCall(name="f"))
+    run = run_tool(lambda case: {"text": "bad \udcff byte", "rows": [{"name": "\ud800", "n": 1 << 70}]}, case)
+    record = CaseRecord(
+        suite="s", case_id="c", case=case, inference=run.inference, metric=MetricResult(name="m", status="pass")
+    )
+    _, value = record.to_property()
+    assert value["inference"] == {"text": "bad \ufffd byte", "rows": [{"name": "\ufffd", "n": 1 << 70}]}
+    json.dumps(value, ensure_ascii=False).encode("utf-8")

@@ -71,3 +71,67 @@ def test_tolerance_ignores_small_score_drops(runs: tuple[Path, Path], capsys: py
 def test_unusable_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["compare", str(tmp_path / "nope"), str(tmp_path)]) == 2
     assert "not a merged index.json" in capsys.readouterr().err
+
+
+GOOD_ROW = {"session": "s", "suite": "t.py::T", "case_id": "c", "status": "pass", "metrics": []}
+
+
+@pytest.mark.parametrize(
+    ("cases", "message"),
+    [
+        pytest.param({"c": 1}, "cases: expected a list of case rows, found dict", id="not-a-list"),
+        pytest.param([1], "cases[0]: expected a case row (an object), found 1", id="not-a-row"),
+        pytest.param(
+            [{**GOOD_ROW, "metrics": None}], "cases[0]: metrics: expected a list, found None", id="no-metrics"
+        ),
+        pytest.param(
+            [GOOD_ROW, {**GOOD_ROW, "status": "great"}],
+            "cases[1]: status: expected error or fail or pass or skip, found 'great'",
+            id="bad-status",
+        ),
+        pytest.param(
+            [{**GOOD_ROW, "metrics": [{"name": "m", "status": "pass", "score": "high"}]}],
+            "cases[0]: metrics[0].score: expected a number or null, found 'high'",
+            id="bad-score",
+        ),
+        pytest.param(
+            [{**GOOD_ROW, "metrics": [{"status": "pass", "score": 1}]}],
+            "cases[0]: metrics[0].name: expected a string, found None",
+            id="no-metric-name",
+        ),
+        pytest.param([], "no cases to compare", id="empty"),
+    ],
+)
+def test_a_malformed_index_is_unusable_input(
+    runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str], cases: object, message: str
+) -> None:
+    base, _ = runs
+    bad = base.parent / "bad.json"
+    bad.write_text(json.dumps({"kind": "merged", "cases": cases}))
+    assert main(["compare", str(base), str(bad), "--fail-on-regression"]) == 2
+    assert capsys.readouterr().err == f"evaljig-report: {bad}: {message}\n"
+
+
+def test_a_folder_without_usable_cases_is_unusable_input(
+    runs: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, new = runs
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["compare", str(base), str(empty), "--fail-on-regression"]) == 2
+    assert capsys.readouterr().err == f"evaljig-report: {empty}: no cases to compare\n"
+    for case_file in new.rglob("case.json"):
+        case_file.write_text("{")  # every file of NEW is corrupt
+    assert main(["compare", str(new), str(base), "--fail-on-regression"]) == 2
+    assert capsys.readouterr().err == f"evaljig-report: {new}: no cases to compare (5 files could not be used)\n"
+
+
+@pytest.mark.parametrize("tolerance", ["-0.1", "nan", "inf", "lots"])
+def test_tolerance_must_be_a_finite_number_not_below_zero(
+    runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str], tolerance: str
+) -> None:
+    base, new = runs
+    with pytest.raises(SystemExit) as exit_info:
+        main(["compare", str(base), str(new), "--tolerance", tolerance])
+    assert exit_info.value.code == 2
+    assert f"argument --tolerance: {tolerance!r}: must be a finite number >= 0" in capsys.readouterr().err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -10,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from evaljig_report import merge
+from evaljig_report import collect, merge
 from evaljig_report.cli import main
+from evaljig_report.details import case_detail
 
 from .conftest import CSV, PNG, Populate, b64, make_record
 
@@ -71,14 +73,78 @@ def test_a_shard_given_twice_is_merged_once(shards: list[Path]) -> None:
     assert twice.files_read == once.files_read + 4
 
 
-def test_a_case_split_across_workers_joins_its_metrics(tmp_path: Path, populate: Populate) -> None:
-    run = populate(worker="gw0", records=[make_record("c", "exact")])
-    populate(worker="gw1", records=[make_record("c", "judge", "fail")])
+@pytest.mark.parametrize("first_worker_runs", ["exact", "judge"])
+def test_a_case_split_across_workers_joins_its_metrics_in_name_order(
+    tmp_path: Path, populate: Populate, first_worker_runs: str
+) -> None:
+    status = {"exact": "pass", "judge": "fail"}
+    other = "judge" if first_worker_runs == "exact" else "exact"
+    run = populate(worker="gw0", records=[make_record("c", first_worker_runs, status[first_worker_runs])])
+    populate(worker="gw1", records=[make_record("c", other, status[other])])
     result = merge([run], tmp_path / "merged")
     assert len(result.rows) == 1
-    assert [m[0] for m in result.rows[0].metrics] == ["exact", "judge"]
+    assert [m[0] for m in result.rows[0].metrics] == ["exact", "judge"]  # whichever worker ran which
     assert result.rows[0].status == "fail"
     assert result.duplicates == 0
+    assert result.problems == []
+
+
+@pytest.fixture
+def conflicting(tmp_path: Path, populate: Populate, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The same case in two shards with different results for `exact`, plus a copy of the first shard."""
+    monkeypatch.chdir(tmp_path)
+    populate(Path("a"), records=[make_record("c1", "exact", "pass"), make_record("c2")])
+    populate(Path("b"), records=[make_record("c1", "exact", "fail", reason="wrong answer"), make_record("c2")])
+    shutil.copytree("a", "a-copy")
+    return [Path("a"), Path("b"), Path("a-copy")]
+
+
+@pytest.mark.parametrize("order", [(0, 1, 2), (1, 0, 2), (2, 1, 0)])
+def test_a_conflict_keeps_the_worst_result_in_any_order_and_is_listed(
+    conflicting: list[Path], order: tuple[int, ...]
+) -> None:
+    result = merge([conflicting[i] for i in order], Path("merged"))
+    c1 = next(r for r in result.rows if r.case_id == "c1")
+    assert (c1.status, [m[:4] for m in c1.metrics]) == ("fail", [("exact", "fail", 0.0, "wrong answer")])
+    assert result.duplicates == 3  # the copy of c1's pass and two copies of c2: identical content only
+    files = [Path(p).relative_to(Path.cwd()).as_posix() for p in c1.paths]
+    assert [f.split("/")[0] for f in files] == ["a-copy", "a", "b"]  # sorted, whatever the input order
+    assert [(p.path, p.problem) for p in result.problems] == [
+        (
+            files[0],
+            "metric 'exact' has different results in this case's files (fail (score 0): wrong answer; "
+            f"pass (score 1)); kept the worst: fail (score 0): wrong answer; other files: {files[1]}, {files[2]}",
+        )
+    ]
+
+
+def test_the_drill_down_shows_the_kept_result_of_a_conflict(conflicting: list[Path]) -> None:
+    row = next(r for r in collect(conflicting).rows if r.case_id == "c1")
+    detail = case_detail(row, [f"file{n}/case.json" for n in range(len(row.paths))])
+    assert [(m["name"], m["status"], m["reason"]) for m in detail["metrics"]] == [("exact", "fail", "wrong answer")]
+
+
+def test_merge_output_is_byte_identical_in_any_input_order(
+    shards: list[Path], conflicting: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1735689600")
+    inputs = [*shards, *conflicting, Path("missing")]
+    merge(inputs, Path("out-a"))
+    merge(list(reversed(inputs)), Path("out-b"))
+    for name in ("index.json", "summary.md", "junit.xml", "report.html"):
+        assert (Path("out-a") / name).read_bytes() == (Path("out-b") / name).read_bytes(), name
+    index = json.loads(Path("out-a/index.json").read_text())
+    assert index["generated_at"] == "2025-01-01T00:00:00+00:00"
+
+
+@pytest.mark.parametrize("value", ["yesterday", "1e9", "99999999999999999999"])
+def test_a_malformed_source_date_epoch_is_refused(
+    shards: list[Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", value)
+    assert main(["merge", *map(str, shards), "-o", "out", "--no-step-summary"]) == 2
+    assert f"SOURCE_DATE_EPOCH must be whole seconds since 1970-01-01 UTC, not {value!r}" in capsys.readouterr().err
+    assert not Path("out").exists()
 
 
 def test_unreadable_and_partial_files_are_listed_not_fatal(shards: list[Path], golden: Any) -> None:
@@ -115,6 +181,59 @@ def test_a_case_file_that_cannot_be_read_is_listed(shards: list[Path]) -> None:
     result = merge(shards, Path("merged"))
     assert len(result.rows) == 6
     assert [(p.path, p.problem.split(":")[0]) for p in result.problems] == [(odd.as_posix(), "unreadable")]
+
+
+@pytest.mark.parametrize("file", ["p\u0000.png", "../outside.png", "sub/p.png", ".hidden.png", 7])
+def test_an_artifact_file_that_is_not_a_plain_name_is_a_problem_not_a_crash(shards: list[Path], file: object) -> None:
+    victim = sorted(Path("shard-1").rglob("case.json"))[0]
+    doc = json.loads(victim.read_text())
+    doc["artifacts"] = [{"name": "p.png", "mime_type": "image/png", "status": "written", "file": file, "bytes": 1}]
+    victim.write_text(json.dumps(doc))
+    result = merge(shards, Path("merged"))
+    assert [(p.path, p.problem) for p in result.problems] == [
+        (
+            victim.as_posix(),
+            f"does not match the case schema: artifacts/0/file {file!r} is not a plain file name "
+            "([A-Za-z0-9_][A-Za-z0-9._-]{0,99})",
+        )
+    ]
+    assert len(result.rows) == 5
+    assert Path("merged/report.html").is_file()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs and symlinks (POSIX)")
+def test_links_special_files_and_leftovers_in_case_folders_are_listed_never_read(
+    shards: list[Path], tmp_path: Path
+) -> None:
+    plot = next(Path("shard-1").rglob("plot.png"))
+    case_dir = plot.parent
+    secret = tmp_path / "outside" / "secret.png"
+    secret.parent.mkdir()
+    secret.write_bytes(b"top secret")
+    plot.unlink()
+    plot.symlink_to(secret)  # an artifact pointing out of the report tree
+    (case_dir / ".case.json.4242.tmp").write_text("{")  # an interrupted rewrite next to a good case.json
+    linked = case_dir.parent / "linked"
+    linked.symlink_to(secret.parent, target_is_directory=True)
+    fifo = Path("shard-2/run1/tests/gw0/fifo/case.json")
+    fifo.parent.mkdir()
+    os.mkfifo(fifo)
+    writer = os.open(fifo, os.O_RDWR)  # holds the FIFO open, so reading it would not block but read "{}"
+    os.write(writer, b"{}")
+    try:
+        result = merge(shards, Path("merged"))
+    finally:
+        os.close(writer)
+    assert {p.path: p.problem for p in result.problems} == {
+        plot.as_posix(): "symbolic link: not followed",
+        (case_dir / ".case.json.4242.tmp").as_posix(): "partial write: a temporary file was left behind",
+        linked.as_posix(): "symbolic link: not followed",
+        fifo.as_posix(): "unreadable: a FIFO, not a regular file",
+    }
+    assert len(result.rows) == 6
+    report = Path("merged/report.html").read_text()
+    assert b64(b"top secret") not in report
+    assert "a symbolic link: not followed" in report  # the artifact's note in the drill-down
 
 
 def test_full_schema_validation_on_request(shards: list[Path]) -> None:

@@ -119,3 +119,47 @@ def test_under_xdist_each_worker_writes_its_cases_and_the_controller_the_session
         worker_index = json.loads((session / worker / "index.json").read_text())
         assert worker_index["worker"] == worker
         assert all((session / worker / row["path"]).is_file() for row in worker_index["cases"])
+
+
+ODD_OUTPUT_TESTS = """
+import math
+
+
+def test_odd_output(request):
+    request.node.user_properties.append(("evaljig.case", {
+        "suite": "test_odd.py", "case_id": "odd", "case": {"id": "odd"},
+        "inference": {"answer": math.factorial(25), "text": "undecodable \\udcff byte"},
+        "metric": {"name": "exact", "status": "pass", "score": 1.0, "reason": "r"},
+        "error": None,
+    }))
+"""
+
+
+def test_tool_output_orjson_refuses_does_not_end_the_session(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(test_odd=ODD_OUTPUT_TESTS)
+    monkeypatch.setenv("EVALJIG_RUN", "r1")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.OK
+    (doc,) = case_files(pytester.path / "reports" / "r1")
+    assert doc["inference"] == {"answer": 15511210043330985984000000, "text": "undecodable \ufffd byte"}
+    assert doc["status"] == "pass"
+    result.stdout.fnmatch_lines(["evaljig-report: session index *index.json"])
+
+
+def test_a_report_that_cannot_be_written_is_reported_not_an_internal_error(evals: pytest.Pytester) -> None:
+    (evals.path / "not-a-folder").write_text("")
+    result = evals.runpytest("-p", "no:cacheprovider", "--evaljig-report-dir", "not-a-folder/reports")
+    result.assert_outcomes(passed=9, failed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["evaljig-report: could not write a report: test_evals.py::TestTool::test_exact*"])
+
+
+def test_dist_without_workers_records_in_this_process(evals: pytest.Pytester) -> None:
+    """`--dist loadscope` without `-n`/`--tx` distributes nothing: this process runs, and records, the tests."""
+    result = evals.runpytest_subprocess("-p", "xdist", "--dist", "loadscope", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=9, failed=1)
+    session = evals.path / "reports" / "r1" / "tests"
+    assert by_case(case_files(session)) == {c: ["exact", "judge"] for c in ("alpha", "beta", "delta", "gamma")}
+    assert json.loads((session / "main" / "index.json").read_text())["totals"] == {"pass": 3, "fail": 1}

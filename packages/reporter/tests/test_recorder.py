@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from evaljig_report import Layout, Recorder, case_schema, schema_errors, write_session_index
+from evaljig_report import Layout, Recorder, case_schema, merge, schema_errors, write_session_index
+from evaljig_report.schema import ARTIFACT_FILE
 
 from .conftest import CSV, PNG, b64, make_record
 
@@ -25,6 +27,10 @@ def test_the_schema_ships_with_the_package() -> None:
     schema = case_schema()
     assert schema["$schema"].endswith("2020-12/schema")
     assert {"schema_version", "case", "inference", "metrics"} <= set(schema["required"])
+
+
+def test_the_artifact_file_pattern_is_the_schemas() -> None:
+    assert f"^{ARTIFACT_FILE.pattern}$" == case_schema()["$defs"]["artifact"]["properties"]["file"]["pattern"]
 
 
 def test_metrics_of_one_case_fold_into_one_valid_case_file(recorder: Recorder) -> None:
@@ -73,6 +79,50 @@ def test_unserialisable_values_are_kept_as_their_repr(recorder: Recorder) -> Non
     record["case"]["when"] = object
     doc = load(recorder.add_record(record))
     assert doc["case"]["when"] == "<class 'object'>"
+
+
+def test_values_orjson_refuses_are_still_written(recorder: Recorder, tmp_path: Path) -> None:
+    record = make_record("big", reason="bad \udcff byte")
+    record["inference"] = {"n": math.factorial(25), "huge": 10**400, "text": "a\ud800b", "nan": math.nan}
+    record["case"]["\udc80key"] = -(2**70)
+    doc = load(recorder.add_record(record))
+    assert schema_errors(doc) == []
+    assert doc["errors"] == []
+    assert doc["inference"] == {
+        "n": 15511210043330985984000000,
+        "huge": "<1329-bit int>",
+        "text": "a\ufffdb",
+        "nan": None,
+    }
+    assert doc["case"]["\ufffdkey"] == -(2**70)
+    assert doc["metrics"][0]["reason"] == "bad \ufffd byte"
+    assert recorder.write_index() is not None
+    assert merge([tmp_path], tmp_path / "merged").counts["pass"] == 1
+
+
+def test_a_record_that_cannot_be_stored_is_an_error_on_its_case(
+    recorder: Recorder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def disk_full(*args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("evaljig_report.casefile.write_artifacts", disk_full)
+    doc = load(recorder.add_record(make_record("full", artifacts=[]), nodeid="t.py::T::test_exact[full]"))
+    assert doc["status"] == "error"
+    assert doc["errors"] == [
+        "record of t.py::T::test_exact[full] could not be stored: OSError: [Errno 28] No space left on device"
+    ]
+
+
+def test_a_metric_recorded_by_two_tests_is_an_error_not_a_silent_replacement(recorder: Recorder) -> None:
+    recorder.add_record(make_record("c", "accuracy", "fail"), nodeid="t.py::T::test_strict")
+    recorder.add_record(make_record("c", "accuracy", "fail"), nodeid="t.py::T::test_strict")  # a rerun replaces
+    doc = load(recorder.add_record(make_record("c", "accuracy", "pass"), nodeid="t.py::T::test_lenient"))
+    assert doc["status"] == "error"
+    assert doc["errors"] == [
+        "metric 'accuracy' recorded by two tests, t.py::T::test_strict (fail) and t.py::T::test_lenient (pass); "
+        "only the later is kept"
+    ]
 
 
 def test_plain_tests_are_recorded_with_the_pytest_metric(recorder: Recorder) -> None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +18,14 @@ CASE_SUFFIXES = (".json", ".yaml", ".yml")
 
 
 def load_cases(path: str | Path) -> list[EvalCase]:
-    """Cases from a file, or from every case file under a folder (recursively, sorted by relative path)."""
+    """Cases from a file, or from every case file under a folder (recursively, sorted by relative path).
+
+    Hidden files and everything under hidden folders (``.git``, ``.venv``, editor backups) are skipped.
+    """
     root = Path(path)
     if root.is_dir():
         files = sorted(
-            (p for p in root.rglob("*") if p.is_file() and p.suffix in CASE_SUFFIXES and not p.name.startswith(".")),
+            (p for p in root.rglob("*") if p.is_file() and _is_case_file(p.relative_to(root))),
             key=lambda p: p.relative_to(root).as_posix(),
         )
         if not files:
@@ -36,12 +40,14 @@ def load_cases(path: str | Path) -> list[EvalCase]:
 def load_case_file(path: str | Path) -> list[EvalCase]:
     """The cases of one file: a single case, a list of cases, or ``{"cases": [...]}``."""
     file = Path(path)
-    if file.suffix not in CASE_SUFFIXES:
+    if file.suffix.lower() not in CASE_SUFFIXES:
         raise CaseLoadError(f"{file}: not a case file (expected {', '.join(CASE_SUFFIXES)})", path=file)
     try:
         text = file.read_text(encoding="utf-8")
     except OSError as exc:
         raise CaseLoadError(f"{file}: cannot read: {exc.strerror or exc}", path=file) from exc
+    except UnicodeDecodeError as exc:
+        raise CaseLoadError(f"{file}: not valid UTF-8 (byte {exc.start}: {exc.reason})", path=file) from exc
     raw = _parse(file, text)
     cases = [_validate(file, index, item) for index, item in enumerate(_case_list(file, raw))]
     ensure_unique_ids(cases)
@@ -61,14 +67,48 @@ def ensure_unique_ids(cases: Iterable[EvalCase]) -> None:
             )
 
 
+def _is_case_file(relative: Path) -> bool:
+    """A case file suffix in any case (``.JSON`` too), and no hidden part in its path below the root."""
+    return relative.suffix.lower() in CASE_SUFFIXES and not any(part.startswith(".") for part in relative.parts)
+
+
+class UniqueKeyLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that rejects a key given twice in one mapping (PyYAML keeps the last one silently)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
+        first_lines: dict[Hashable, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # `<<: *base` keys may be overridden: that is what merge keys are for
+            key = self.construct_object(key_node, deep=deep)
+            if not isinstance(key, Hashable):
+                continue  # the base class reports unhashable keys
+            if key in first_lines:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r} (first at line {first_lines[key]})", key_node.start_mark
+                )
+            first_lines[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep)
+
+
+def _unique_json_object(file: Path, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json`` keeps the last of two equal keys silently; a case file with one is a mistake."""
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise CaseLoadError(f"{file}: invalid JSON: duplicate key {key!r}", path=file)
+        obj[key] = value
+    return obj
+
+
 def _parse(file: Path, text: str) -> Any:
-    if file.suffix == ".json":
+    if file.suffix.lower() == ".json":
         try:
-            return json.loads(text)
+            return json.loads(text, object_pairs_hook=functools.partial(_unique_json_object, file))
         except json.JSONDecodeError as exc:
             raise CaseLoadError(f"{file}: invalid JSON at line {exc.lineno}: {exc.msg}", path=file) from exc
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=UniqueKeyLoader)
     except yaml.YAMLError as exc:
         where = getattr(exc, "problem_mark", None)
         at = f" at line {where.line + 1}" if where is not None else ""

@@ -72,8 +72,14 @@ class Metric:
         return self.evaluate(case, inference)
 
     def _checked(self, result: object) -> MetricResult:
+        """Reports key results by metric name: a result under another name could overwrite another metric's."""
         if not isinstance(result, MetricResult):
             raise TypeError(f"{type(self).__qualname__} returned {type(result).__name__}, expected MetricResult")
+        if result.name != self.name:
+            raise ValueError(
+                f"{type(self).__qualname__} returned a MetricResult named {result.name!r}, but the metric is named "
+                f"{self.name!r} (use self.passed/failed/skipped, or MetricResult(name=self.name, ...))"
+            )
         return result
 
     def passed(self, reason: str = "", score: float = 1.0) -> MetricResult:

@@ -6,6 +6,7 @@ plain JSON values only, so it survives xdist's report serialization and junitxml
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -14,6 +15,21 @@ from evaljig_cases.metrics import MetricResult
 from evaljig_cases.models import EvalCase
 
 RECORD_KEY = "evaljig.case"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_text(value: Any) -> Any:
+    """``value`` with lone surrogates (undecodable bytes kept by ``surrogateescape``) replaced by U+FFFD.
+
+    xdist sends reports to the controller as UTF-8 and fails the whole session on a string it cannot encode.
+    """
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {valid_text(k): valid_text(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [valid_text(v) for v in value]
+    return value
 
 
 class CaseRecord(BaseModel):
@@ -33,4 +49,4 @@ class CaseRecord(BaseModel):
 
     def to_property(self) -> tuple[str, dict[str, Any]]:
         """The ``(key, value)`` pair appended to ``item.user_properties``."""
-        return RECORD_KEY, self.model_dump(mode="json")
+        return RECORD_KEY, valid_text(self.model_dump(mode="json"))

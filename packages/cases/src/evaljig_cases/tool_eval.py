@@ -21,7 +21,7 @@ import pytest
 from evaljig_cases.loading import ensure_unique_ids
 from evaljig_cases.metrics import Metric, MetricResult
 from evaljig_cases.models import EvalCase
-from evaljig_cases.records import CaseRecord
+from evaljig_cases.records import CaseRecord, valid_text
 from evaljig_cases.tool_run import ToolOutput, ToolRun, describe_exception, run_tool
 
 #: ``"package.module.attribute" -> factory(case) -> replacement``, applied with ``MonkeyPatch.setattr``.
@@ -115,9 +115,9 @@ def evaluate_and_record(item: pytest.Item, run: ToolRun, metric: Metric) -> Metr
     )
     item.user_properties.append(record.to_property())
     if result.status == "fail":
-        pytest.fail(f"{result.name}: {result.reason or 'failed'}", pytrace=False)
+        pytest.fail(valid_text(f"{result.name}: {result.reason or 'failed'}"), pytrace=False)
     if result.status == "skip":
-        pytest.skip(f"{result.name}: {result.reason or 'skipped'}")
+        pytest.skip(valid_text(f"{result.name}: {result.reason or 'skipped'}"))
     return result
 
 

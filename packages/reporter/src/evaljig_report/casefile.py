@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -16,20 +19,64 @@ from evaljig_report.layout import CASE_FILE, Layout
 from evaljig_report.schema import METRIC_STATUSES, SCHEMA_VERSION, schema_errors
 
 _DUMP_OPTS = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_INT64 = range(-(2**63), 2**64)  # what orjson writes
+_DOUBLE_BITS = 1023  # larger integers overflow a double: readers (orjson) would reject the file
+_MAX_DEPTH = 200
 
 
 def _fallback(value: object) -> str:
     return repr(value)
 
 
+def _plain(value: object, depth: int = 0) -> Any:
+    """``value`` as data the stdlib ``json`` writes as valid UTF-8 JSON: the slow path for what orjson refuses.
+
+    Lone surrogates become U+FFFD; integers beyond 64 bits stay exact (beyond a double's range,
+    a note); non-finite floats become null and non-string keys text, as orjson would write them.
+    """
+    if depth > _MAX_DEPTH:
+        return "<nested too deeply>"
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value if value in _INT64 or value.bit_length() <= _DOUBLE_BITS else f"<{value.bit_length()}-bit int>"
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {_plain(k if isinstance(k, str) else str(k)): _plain(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v, depth + 1) for v in value]
+    try:
+        return orjson.loads(orjson.dumps(value, default=_fallback, option=_DUMP_OPTS))
+    except TypeError:
+        return _plain(repr(value))
+
+
 def jsonable(value: object) -> Any:
     """A plain-JSON copy of ``value`` (unknown objects become their repr; the test cannot mutate it later)."""
-    return orjson.loads(orjson.dumps(value, default=_fallback, option=_DUMP_OPTS))
+    try:
+        return orjson.loads(orjson.dumps(value, default=_fallback, option=_DUMP_OPTS))
+    except TypeError:  # orjson.JSONEncodeError: a big int, a lone surrogate, a deep or odd structure
+        return _plain(value)
 
 
 def dumps(doc: object, *, indent: bool = False) -> bytes:
-    """Serialise for a report file (UTF-8 JSON, unknown objects as their repr)."""
-    return orjson.dumps(doc, default=_fallback, option=_DUMP_OPTS | (orjson.OPT_INDENT_2 if indent else 0))
+    """Serialise for a report file (UTF-8 JSON, unknown objects as their repr); never fails on the data."""
+    try:
+        return orjson.dumps(doc, default=_fallback, option=_DUMP_OPTS | (orjson.OPT_INDENT_2 if indent else 0))
+    except TypeError:
+        text = json.dumps(
+            _plain(doc),
+            ensure_ascii=False,
+            allow_nan=False,
+            default=_fallback,
+            indent=2 if indent else None,
+            separators=(",", ": ") if indent else (",", ":"),
+        )
+        return text.encode("utf-8")
 
 
 def case_status(metric_statuses: Iterable[str], has_errors: bool) -> str:
@@ -98,7 +145,17 @@ class CaseState:
         self.errors.extend(errors)
 
     def add_metric(self, metric: dict[str, Any]) -> None:
-        """A metric recorded again (a rerun) replaces the earlier one of the same name."""
+        """A metric recorded again by the same test (a rerun) replaces the earlier one of the same name.
+
+        Recorded by another test, it is an error on the case: silently replacing it could turn a failure into a pass.
+        """
+        for earlier in self.metrics:
+            if earlier["name"] == metric["name"] and earlier.get("nodeid") != metric.get("nodeid"):
+                error = (
+                    f"metric {metric['name']!r} recorded by two tests, {earlier.get('nodeid')} ({earlier['status']}) "
+                    f"and {metric.get('nodeid')} ({metric['status']}); only the later is kept"
+                )
+                self.errors.append(error)
         self.metrics = [m for m in self.metrics if m["name"] != metric["name"]]
         self.metrics.append(metric)
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import orjson
 
 from evaljig_report import atomic
-from evaljig_report.compare import CompareError, changes_json, diff, load_outcomes, render_markdown
+from evaljig_report.compare import CompareError, changes_json, check_tolerance, diff, load_outcomes, render_markdown
 from evaljig_report.discover import Problem, iter_cases
 from evaljig_report.layout import MERGED_DIR
-from evaljig_report.merge import merge
+from evaljig_report.merge import generated_at, merge
 from evaljig_report.schema import schema_errors
 
 
@@ -31,11 +31,18 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("base", type=Path, help="merged index.json, a merged/ or run folder")
     c.add_argument("new", type=Path)
     c.add_argument("--fail-on-regression", action="store_true", help="exit 1 when anything regressed")
-    c.add_argument("--tolerance", type=float, default=0.0, help="score drop ignored (default: %(default)s)")
+    c.add_argument("--tolerance", type=_tolerance, default=0.0, help="score drop ignored (default: %(default)s)")
     c.add_argument("--json", type=Path, metavar="FILE", help="also write every change as JSON")
     v = commands.add_parser("validate", help="check case files against the JSON Schema")
     v.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     return parser
+
+
+def _tolerance(text: str) -> float:
+    try:
+        return check_tolerance(float(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be a finite number >= 0") from exc
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -61,11 +68,15 @@ def _merge(args: argparse.Namespace) -> int:
             print(f"evaljig-report: no run folder under {', '.join(missing)}; nothing to merge", file=sys.stderr)
             return 0
         paths = [run for run in latest if run is not None]
+    try:
+        generated = generated_at()
+    except ValueError as exc:
+        print(f"evaljig-report: {exc}", file=sys.stderr)
+        return 2
     out = args.out or (paths[0] / MERGED_DIR if len(paths) == 1 and paths[0].is_dir() else Path(MERGED_DIR))
     step = os.environ.get("GITHUB_STEP_SUMMARY")
-    result = merge(
-        paths, out, validate=args.validate, step_summary=Path(step) if step and not args.no_step_summary else None
-    )
+    step_summary = Path(step) if step and not args.no_step_summary else None
+    result = merge(paths, out, validate=args.validate, step_summary=step_summary, generated=generated)
     c = result.counts
     print(
         f"evaljig-report: {len(result.rows)} cases ({c['pass']} pass, {c['fail']} fail, {c['error']} error, "

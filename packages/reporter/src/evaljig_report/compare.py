@@ -7,13 +7,16 @@ skip are listed as changed, never as regressions. Cases are matched on (session,
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import math
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import orjson
 
 from evaljig_report.layout import INDEX_FILE, MERGED_DIR
+from evaljig_report.schema import CASE_STATUSES, METRIC_STATUSES
 
 KINDS = ("regressed", "improved", "appeared", "disappeared", "changed")
 CASE_LEVEL = "(case)"
@@ -45,7 +48,11 @@ class RunOutcomes:
 
 
 def load_outcomes(path: Path) -> RunOutcomes:
-    """From a merged ``index.json``, a folder holding one (or ``merged/index.json``), or raw report folders."""
+    """From a merged ``index.json``, a folder holding one (or ``merged/index.json``), or raw report folders.
+
+    An input with no case at all is unusable: comparing against it would report every case as
+    appeared or disappeared, and never as a regression.
+    """
     for candidate in (path, path / INDEX_FILE, path / MERGED_DIR / INDEX_FILE):
         if candidate.is_file():
             try:
@@ -53,23 +60,66 @@ def load_outcomes(path: Path) -> RunOutcomes:
             except (OSError, orjson.JSONDecodeError) as exc:
                 raise CompareError(f"{candidate}: unreadable index ({exc})") from exc
             if isinstance(index, dict) and index.get("kind") == "merged":
-                return _from_index(index, str(candidate))
+                return _nonempty(_from_index(index, str(candidate)), "")
     if path.is_dir():
         from evaljig_report.merge import collect
 
         result = collect([path])
         cases = {r.key: (r.status, {m[0]: (m[1], m[2]) for m in r.metrics}) for r in result.rows}
-        return RunOutcomes(cases, str(path))
+        unusable = f" ({len(result.problems)} files could not be used)" if result.problems else ""
+        return _nonempty(RunOutcomes(cases, str(path)), unusable)
     raise CompareError(f"{path}: not a merged index.json or a reports folder")
 
 
+def _nonempty(outcomes: RunOutcomes, detail: str) -> RunOutcomes:
+    if not outcomes.cases:
+        raise CompareError(f"{outcomes.source}: no cases to compare{detail}")
+    return outcomes
+
+
 def _from_index(index: dict[str, object], source: str) -> RunOutcomes:
-    cases: dict[CaseKey, tuple[str, dict[str, Outcome]]] = {}
     rows = index.get("cases")
-    for row in rows if isinstance(rows, list) else []:
-        key = (str(row["session"]), str(row["suite"]), str(row["case_id"]))
-        cases[key] = (str(row["status"]), {str(m["name"]): (str(m["status"]), m.get("score")) for m in row["metrics"]})
+    if not isinstance(rows, list):
+        raise CompareError(f"{source}: cases: expected a list of case rows, found {type(rows).__name__}")
+    cases: dict[CaseKey, tuple[str, dict[str, Outcome]]] = {}
+    for n, row in enumerate(rows):
+        try:
+            key, outcomes = _index_row(row)
+        except ValueError as exc:
+            raise CompareError(f"{source}: cases[{n}]: {exc}") from None
+        cases[key] = outcomes
     return RunOutcomes(cases, source)
+
+
+def _text(row: dict[str, Any], field: str, allowed: Collection[str] = ()) -> str:
+    value = row.get(field)
+    if not isinstance(value, str) or (allowed and value not in allowed):
+        expected = " or ".join(sorted(allowed)) if allowed else "a string"
+        raise ValueError(f"{field}: expected {expected}, found {value!r:.60}")
+    return value
+
+
+def _index_row(row: object) -> tuple[CaseKey, tuple[str, dict[str, Outcome]]]:
+    """One case row of a merged index; ``ValueError`` names the field that is missing or malformed."""
+    if not isinstance(row, dict):
+        raise ValueError(f"expected a case row (an object), found {row!r:.60}")
+    key = (_text(row, "session"), _text(row, "suite"), _text(row, "case_id"))
+    status = _text(row, "status", CASE_STATUSES)
+    metrics = row.get("metrics")
+    if not isinstance(metrics, list):
+        raise ValueError(f"metrics: expected a list, found {metrics!r:.60}")
+    outcomes: dict[str, Outcome] = {}
+    for n, metric in enumerate(metrics):
+        if not isinstance(metric, dict):
+            raise ValueError(f"metrics[{n}]: expected an object, found {metric!r:.60}")
+        score = metric.get("score")
+        if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
+            raise ValueError(f"metrics[{n}].score: expected a number or null, found {score!r:.60}")
+        try:
+            outcomes[_text(metric, "name")] = (_text(metric, "status", METRIC_STATUSES), score)
+        except ValueError as exc:
+            raise ValueError(f"metrics[{n}].{exc}") from None
+    return key, (status, outcomes)
 
 
 def _metric_change(base: Outcome, new: Outcome, tolerance: float) -> str | None:
@@ -86,8 +136,16 @@ def _metric_change(base: Outcome, new: Outcome, tolerance: float) -> str | None:
     return None
 
 
+def check_tolerance(tolerance: float) -> float:
+    """A score drop to ignore: finite and not negative (NaN would silently ignore every drop)."""
+    if not (math.isfinite(tolerance) and tolerance >= 0):
+        raise ValueError(f"tolerance must be a finite number >= 0, not {tolerance!r}")
+    return tolerance
+
+
 def diff(base: RunOutcomes, new: RunOutcomes, tolerance: float = 0.0) -> Iterator[Change]:
     """Every change from ``base`` to ``new``, in case order."""
+    check_tolerance(tolerance)
     for key in sorted(base.cases.keys() | new.cases.keys()):
         b, n = base.cases.get(key), new.cases.get(key)
         if b is None or n is None:

@@ -1,22 +1,36 @@
-"""The per-case drill-down the HTML embeds: case, inference, metrics and artifact previews."""
+"""The per-case drill-down the HTML embeds: case, inference, metrics and artifact previews.
+
+Artifact files are read only when ``file`` is a plain name (the schema's pattern) and the
+file is a regular file: a symlink pointing out of the report tree or a FIFO is never opened.
+"""
 
 from __future__ import annotations
 
 import base64
 import csv
+import errno
 import io
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from evaljig_report.rows import CaseRow
+from evaljig_report.rows import CaseRow, outcome_of
+from evaljig_report.schema import ARTIFACT_FILE
 
 MAX_IMAGE_BYTES = 2 * 1024 * 1024
 CSV_PREVIEW_BYTES = 64 * 1024
 CSV_PREVIEW_ROWS = 20
 CSV_PREVIEW_COLS = 30
 CSV_CELL_CHARS = 200
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+
+
+class NotRegularFileError(OSError):
+    """The artifact is a symlink, FIFO, device or folder: it is not read."""
 
 
 def _load(path: str) -> dict[str, Any] | None:
@@ -27,9 +41,21 @@ def _load(path: str) -> dict[str, Any] | None:
     return doc if isinstance(doc, dict) else None
 
 
-def _csv_preview(path: Path) -> tuple[list[list[str]], bool]:
-    with path.open("rb") as fh:
-        head = fh.read(CSV_PREVIEW_BYTES + 1)
+def _read_regular(path: Path, limit: int) -> bytes:
+    """Up to ``limit + 1`` bytes of ``path``, which must be a regular file and not a symlink."""
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise NotRegularFileError("a symbolic link: not followed") from None
+        raise
+    with os.fdopen(fd, "rb") as fh:  # owns the descriptor from here
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise NotRegularFileError("not a regular file: not read")
+        return fh.read(limit + 1)
+
+
+def _csv_preview(head: bytes) -> tuple[list[list[str]], bool]:
     truncated = len(head) > CSV_PREVIEW_BYTES
     text = head[:CSV_PREVIEW_BYTES].decode("utf-8", errors="replace")
     rows = []
@@ -46,42 +72,59 @@ def _artifact(entry: dict[str, Any], case_dir: Path, rel_dir: str) -> dict[str, 
         k: entry.get(k) for k in ("name", "mime_type", "status", "file", "bytes", "reason") if k in entry
     }
     file_name = entry.get("file")
-    if entry.get("status") != "written" or not isinstance(file_name, str) or "/" in file_name or ".." in file_name:
+    if entry.get("status") != "written" or not isinstance(file_name, str):
+        return out
+    if not ARTIFACT_FILE.fullmatch(file_name):
+        out["note"] = "file is not a plain file name in the case folder: not read"
         return out
     path = case_dir / file_name
     out["href"] = f"{rel_dir}/{file_name}"
     mime = str(entry.get("mime_type", ""))
     try:
         if mime.startswith("image/"):
-            if path.stat().st_size <= MAX_IMAGE_BYTES:
-                out["data_uri"] = f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
+            data = _read_regular(path, MAX_IMAGE_BYTES)
+            if len(data) <= MAX_IMAGE_BYTES:
+                out["data_uri"] = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
             else:
                 out["note"] = f"larger than {MAX_IMAGE_BYTES // 1024} KiB: not embedded"
         elif mime == "text/csv":
-            out["csv"], out["csv_truncated"] = _csv_preview(path)
+            out["csv"], out["csv_truncated"] = _csv_preview(_read_regular(path, CSV_PREVIEW_BYTES))
+    except NotRegularFileError as exc:
+        out["note"] = str(exc)
+        del out["href"]
     except OSError as exc:
         out["note"] = f"unreadable: {exc.strerror or exc}"
     return out
 
 
+def _kept_metrics(row: CaseRow, docs: list[dict[str, Any]]) -> list[Any]:
+    """Per metric, the full record of the outcome the row kept (the worst one, when files disagree)."""
+    wanted = {name: (status, score, reason) for name, status, score, reason, _ in row.metrics}
+    chosen: dict[str, Any] = {}
+    for doc in docs:
+        for metric in doc.get("metrics") or []:
+            name = metric.get("name") if isinstance(metric, dict) else None
+            if isinstance(name, str) and name not in chosen and wanted.get(name) == outcome_of(metric):
+                chosen[name] = metric
+    return [chosen[name] for name in wanted if name in chosen]
+
+
 def case_detail(row: CaseRow, rel_paths: list[str]) -> dict[str, Any]:
     """Everything the drill-down shows for ``row``, read back from its case file(s)."""
     detail: dict[str, Any] = {"paths": rel_paths, "metrics": [], "artifacts": [], "errors": list(row.errors)}
-    seen: set[str] = set()
+    docs = []
     for path, rel in zip(row.paths, rel_paths, strict=True):
         doc = _load(path)
         if doc is None:
             detail["errors"].append(f"{rel}: could not be read back for the report")
             continue
+        docs.append(doc)
         if "case" not in detail:
             detail.update(source=doc.get("source"), case=doc.get("case"), inference=doc.get("inference"))
-        for metric in doc.get("metrics") or []:
-            if isinstance(metric, dict) and metric.get("name") not in seen:
-                seen.add(str(metric.get("name")))
-                detail["metrics"].append(metric)
         if not detail["artifacts"] and doc.get("artifacts"):
             rel_dir = rel.rsplit("/", 1)[0]
             detail["artifacts"] = [
                 _artifact(a, Path(path).parent, rel_dir) for a in doc["artifacts"] if isinstance(a, dict)
             ]
+    detail["metrics"] = _kept_metrics(row, docs)
     return detail

@@ -1,13 +1,17 @@
 """Find every ``case.json`` under the merge inputs, one at a time, without following symlinks.
 
-A folder holding ``case.json`` is a case (its other files are artifacts and are not
-listed); any other folder is walked. Leftover temporary files are partial writes and are
-reported, as are files that cannot be read.
+A folder holding ``case.json`` is a case (its other files are artifacts); any other folder is
+walked. Each folder is listed once. What a merge must not read is reported, never opened:
+leftover temporary files (partial writes), symbolic links, and anything that is not a regular
+file or a folder (a FIFO would block the merge forever). Files that cannot be read are
+reported too.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +19,8 @@ from pathlib import Path
 from evaljig_report.atomic import TMP_SUFFIX
 from evaljig_report.layout import CASE_FILE, MERGED_DIR
 
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+# No symlink, and no waiting on a FIFO swapped in after the listing was read.
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 _CHUNK = 1 << 16
 
 
@@ -35,15 +40,14 @@ class Problem:
     problem: str
 
 
-def _read_case(folder: str) -> Found | Problem | None:
-    path = f"{folder}{os.sep}{CASE_FILE}"
+def _read_file(path: str) -> Found | Problem:
     try:
         fd = os.open(path, _READ_FLAGS)  # os-level I/O: this is the hot loop of a 100k-file merge
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except IsADirectoryError:
-        return Problem(path, "is a directory, not a case file")
+    except FileNotFoundError:
+        return Problem(path, "disappeared while reading")
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return Problem(path, "symbolic link: not followed")
         return Problem(path, f"unreadable: {exc.strerror or exc}")
     try:
         chunks = [os.read(fd, _CHUNK)]
@@ -56,42 +60,102 @@ def _read_case(folder: str) -> Found | Problem | None:
     return Found(path, chunks[0] if len(chunks) == 1 else b"".join(chunks))
 
 
-def _walk(folder: str, skip: frozenset[str]) -> Iterator[Found | Problem]:
+def _special_kind(entry: os.DirEntry[str]) -> str:
+    try:
+        mode = entry.stat(follow_symlinks=False).st_mode
+    except OSError:
+        return "not a regular file"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
+
+
+def _stray(entry: os.DirEntry[str]) -> Problem | None:
+    """A leftover temporary file, a symlink or a special file: listed, never read or followed."""
+    if entry.name.startswith(".") and entry.name.endswith(TMP_SUFFIX):
+        return Problem(entry.path, "partial write: a temporary file was left behind")
+    if entry.is_symlink():
+        return Problem(entry.path, "symbolic link: not followed")
+    if not entry.is_file(follow_symlinks=False) and not entry.is_dir(follow_symlinks=False):
+        return Problem(entry.path, f"{_special_kind(entry)}: not read")
+    return None
+
+
+def _case_folder(case: os.DirEntry[str], entries: list[os.DirEntry[str]]) -> list[Found | Problem]:
+    """The case file, opened only once the listing shows a regular file, and what else is wrong in its folder."""
+    found: list[Found | Problem] = []
+    if len(entries) > 1:
+        found += [p for e in entries if e is not case and (p := _stray(e)) is not None]
+    if case.is_file(follow_symlinks=False):
+        found.append(_read_file(case.path))
+    elif case.is_symlink():
+        found.append(Problem(case.path, "symbolic link: not followed"))
+    elif case.is_dir(follow_symlinks=False):
+        found.append(Problem(case.path, "unreadable: a directory, not a case file"))
+    else:
+        found.append(Problem(case.path, f"unreadable: {_special_kind(case)}, not a regular file"))
+    return found
+
+
+def _list(folder: str) -> list[os.DirEntry[str]] | Problem:
     try:
         with os.scandir(folder) as it:
-            entries = sorted(it, key=lambda e: e.name)
+            return list(it)
     except OSError as exc:
-        yield Problem(folder, f"unreadable folder: {exc.strerror or exc}")
-        return
+        return Problem(folder, f"unreadable folder: {exc.strerror or exc}")
+
+
+def _case_entry(entries: list[os.DirEntry[str]]) -> os.DirEntry[str] | None:
     for entry in entries:
-        if entry.name.startswith(".") and entry.name.endswith(TMP_SUFFIX):
-            yield Problem(entry.path, "partial write: a temporary file was left behind")
-        elif entry.name == CASE_FILE and entry.is_file(follow_symlinks=False):
-            continue  # the folder itself is a case; handled by the caller
+        if entry.name == CASE_FILE:
+            return entry
+    return None
+
+
+def _walk(folder: str, skip: frozenset[str]) -> Iterator[Found | Problem]:
+    """``folder`` and everything below it; each folder is listed once, a case folder is not walked further."""
+    entries = _list(folder)
+    if isinstance(entries, Problem):
+        yield entries
+    elif (case := _case_entry(entries)) is not None:
+        yield from _case_folder(case, entries)
+    else:
+        yield from _walk_entries(entries, skip)
+
+
+def _walk_entries(entries: list[os.DirEntry[str]], skip: frozenset[str]) -> Iterator[Found | Problem]:
+    for entry in sorted(entries, key=lambda e: e.name):
+        if (problem := _stray(entry)) is not None:
+            yield problem
         elif entry.is_dir(follow_symlinks=False) and entry.name != MERGED_DIR and entry.path not in skip:
-            found = _read_case(entry.path)
-            if found is None:
-                yield from _walk(entry.path, skip)
+            children = _list(entry.path)  # a case folder is handled here: no generator per case
+            if isinstance(children, Problem):
+                yield children
+            elif (case := _case_entry(children)) is not None:
+                yield from _case_folder(case, children)
             else:
-                yield found
+                yield from _walk_entries(children, skip)
 
 
 def iter_cases(inputs: Iterable[Path], skip: Iterable[Path] = ()) -> Iterator[Found | Problem]:
-    """Every case file under ``inputs`` (files or folders), in a stable order, plus problems."""
+    """Every case file under ``inputs`` (files or folders), in a stable order, plus problems.
+
+    A folder named as an input may be a symlink (e.g. ``reports -> /mnt/reports``); below it
+    nothing is followed.
+    """
     skipped = frozenset(str(Path(p).absolute()) for p in skip)
     for given in inputs:
         root = Path(given).absolute()
-        if root.is_file():
-            if root.name == CASE_FILE:
-                found = _read_case(str(root.parent))
-                yield found if found is not None else Problem(str(given), "disappeared while reading")
-            else:
-                yield Problem(str(given), "not a case.json file or a folder")
-        elif root.is_dir():
-            found = _read_case(str(root))
-            if found is None:
-                yield from _walk(str(root), skipped)
-            else:
-                yield found
+        if root.is_dir():
+            yield from _walk(str(root), skipped)
+        elif root.is_file() and root.name == CASE_FILE:
+            found = _read_file(str(root))
+            yield found if isinstance(found, Found) else Problem(str(given), found.problem)
+        elif root.is_file():
+            yield Problem(str(given), "not a case.json file or a folder")
+        elif os.path.lexists(root):
+            yield Problem(str(given), "not a regular file or a folder")
         else:
             yield Problem(str(given), "does not exist")

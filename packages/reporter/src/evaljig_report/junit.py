@@ -30,7 +30,7 @@ def _testcase(row: CaseRow) -> str:
         return head + " />\n"
     details = "\n".join(
         f"{name}: {status}" + (f" (score {score:g})" if score is not None else "") + (f" - {reason}" if reason else "")
-        for name, status, score, reason in row.metrics
+        for name, status, score, reason, _ in row.metrics
     )
     details = "\n".join([*row.errors, details]) if row.errors else details
     tag = {"fail": "failure", "error": "error", "skip": "skipped"}[row.status]

@@ -49,7 +49,8 @@ def session_name(env: Mapping[str, str] | None = None) -> str:
 
 def case_dirname(suite: str, case_id: str) -> str:
     """A readable, collision-free directory name for one case (a digest keeps it unique)."""
-    digest = hashlib.sha1(f"{suite}\0{case_id}".encode(), usedforsecurity=False).hexdigest()[:10]
+    key = f"{suite}\0{case_id}".encode(errors="surrogatepass")  # a lone surrogate must not end the run
+    digest = hashlib.sha1(key, usedforsecurity=False).hexdigest()[:10]
     tail = suite.rsplit("/", 1)[-1].replace("::", ".")
     return f"{safe_segment(f'{tail}.{case_id}', limit=80)}-{digest}"
 

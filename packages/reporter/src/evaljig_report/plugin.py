@@ -49,7 +49,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _xdist_controller(config: pytest.Config) -> bool:
-    return not hasattr(config, "workerinput") and getattr(config.option, "dist", "no") != "no"
+    """Distributing to workers, as xdist decides it: ``--dist`` alone (no ``-n``/``--tx``) runs tests here."""
+    option = config.option
+    return (
+        not hasattr(config, "workerinput")
+        and getattr(option, "dist", "no") != "no"
+        and bool(getattr(option, "tx", None))
+    )
 
 
 def _reason(report: pytest.TestReport) -> str:
@@ -83,6 +89,7 @@ class ReportPlugin:
         self.recorder = Recorder(self.layout)
         self._phases: dict[str, list[pytest.TestReport]] = {}
         self.session_index: Path | None = None
+        self.failures: list[str] = []
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
@@ -92,6 +99,12 @@ class ReportPlugin:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if self.is_controller:
             return
+        try:
+            self._logreport(report)
+        except Exception as exc:  # a report that cannot be written must not end the test session
+            self.failures.append(f"{report.nodeid}: {type(exc).__name__}: {exc}")
+
+    def _logreport(self, report: pytest.TestReport) -> None:
         if report.when != "teardown":
             if report.when == "call" or self.all_tests:
                 self._phases.setdefault(report.nodeid, []).append(report)
@@ -119,11 +132,16 @@ class ReportPlugin:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if not self.is_controller:
-            self.recorder.write_index()
-        if not self.is_worker:
-            self.session_index = write_session_index(self.layout)
+        try:
+            if not self.is_controller:
+                self.recorder.write_index()
+            if not self.is_worker:
+                self.session_index = write_session_index(self.layout)
+        except Exception as exc:
+            self.failures.append(f"index: {type(exc).__name__}: {exc}")
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.session_index is not None:
             terminalreporter.write_line(f"evaljig-report: session index {self.session_index}")
+        for failure in self.failures:
+            terminalreporter.write_line(f"evaljig-report: could not write a report: {failure}", yellow=True)

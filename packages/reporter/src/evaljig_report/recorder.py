@@ -46,7 +46,10 @@ class Recorder:
         return state
 
     def add_record(self, record: object, *, nodeid: str = "", duration: float = 0.0) -> Path:
-        """One ``evaljig.case`` record (one metric of one case); a malformed record becomes an error."""
+        """One ``evaljig.case`` record (one metric of one case); a malformed record becomes an error.
+
+        So does a record that cannot be stored: whatever a tool returned, the test run goes on.
+        """
         fields: Mapping[str, Any] = record if isinstance(record, Mapping) else {}
         default_suite, default_id = split_nodeid(nodeid)
         suite = str(fields["suite"]) if isinstance(fields.get("suite"), str) else default_suite
@@ -56,6 +59,15 @@ class Recorder:
             case_id = default_id or "case"
             errors.append(f"record without a case_id: {record!r:.300}")
         state = self._state(suite, case_id, "eval")
+        try:
+            self._fold(state, fields, errors, nodeid=nodeid, duration=duration)
+        except Exception as exc:
+            errors.append(f"record of {nodeid or case_id} could not be stored: {type(exc).__name__}: {exc}")
+        state.errors.extend(e for e in errors if e not in state.errors)
+        return state.write(self.layout, validate=self.validate)
+
+    @staticmethod
+    def _fold(state: CaseState, fields: Mapping[str, Any], errors: list[str], *, nodeid: str, duration: float) -> None:
         if not state.case and isinstance(fields.get("case"), Mapping):
             state.case = jsonable(fields["case"])
         state.set_inference(fields.get("inference"))
@@ -66,8 +78,6 @@ class Recorder:
             errors.append(f"{metric['name']}: {error}")
         metric.update(nodeid=nodeid, duration_s=max(0.0, float(duration)), error=str(error) if error else None)
         state.add_metric(metric)
-        state.errors.extend(e for e in errors if e not in state.errors)
-        return state.write(self.layout, validate=self.validate)
 
     def add_plain(
         self, *, nodeid: str, status: str, reason: str = "", duration: float = 0.0, error: str | None = None
@@ -118,6 +128,7 @@ class Recorder:
             "cases": rows,
         }
         path = self.layout.worker_dir / INDEX_FILE
+        path.parent.mkdir(parents=True, exist_ok=True)
         atomic.write_bytes(path, dumps(index, indent=True))
         return path
 

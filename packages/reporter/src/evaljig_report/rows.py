@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from evaljig_report.casefile import case_status
-from evaljig_report.schema import CASE_STATUSES, METRIC_STATUSES, SCHEMA_VERSION
+from evaljig_report.schema import ARTIFACT_FILE, CASE_STATUSES, METRIC_STATUSES, SCHEMA_VERSION
 
 #: Reasons and errors kept in a row are cut to this many characters (full text stays in case.json).
 MAX_ROW_TEXT = 300
 
-#: (name, status, score, reason) — reason kept only for metrics that did not pass.
-Metric = tuple[str, str, float | None, str]
+#: (name, status, score, reason, duration_s) — reason kept only for metrics that did not pass.
+Metric = tuple[str, str, float | None, str, float]
+#: What two files must agree on for a metric to be the same result: (status, score, reason).
+Outcome = tuple[str, float | None, str]
+
+#: Worst first: a conflict keeps the worse result, whichever file was read first.
+_STATUS_RANK = {"fail": 0, "pass": 1, "skip": 2}
 
 
 def _short(text: object) -> str:
@@ -21,9 +27,55 @@ def _short(text: object) -> str:
     return s if len(s) <= MAX_ROW_TEXT else s[: MAX_ROW_TEXT - 1] + "…"
 
 
+def _name(metric: Metric) -> str:
+    return metric[0]
+
+
+def _outcome_key(outcome: Outcome) -> tuple[int, bool, float, str]:
+    """Worst first: fail, pass, skip; then the lower score; then the reason, so the order is total."""
+    status, score, reason = outcome
+    return (_STATUS_RANK[status], score is None, score or 0.0, reason)
+
+
+def _worst(a: Metric, b: Metric) -> Metric:
+    """The worse of two results of one metric; equal outcomes keep the longer duration."""
+    return min(a, b, key=lambda m: (*_outcome_key(m[1:4]), -m[4]))
+
+
+def describe_outcome(outcome: Outcome) -> str:
+    status, score, reason = outcome
+    text = status if score is None else f"{status} (score {score:g})"
+    return f"{text}: {reason}" if reason else text
+
+
+def outcome_of(metric: dict[str, Any]) -> Outcome:
+    """A case file's metric as a row keeps it: a score that is not a number is None; pass keeps no reason."""
+    status: Any = metric.get("status")
+    score = metric.get("score")
+    if type(score) is not float and type(score) is not int:
+        score = None
+    return status, score, "" if status == "pass" else _short(metric.get("reason"))
+
+
+def _check_artifacts(artifacts: Any) -> None:
+    """The drill-down opens ``file`` inside the case folder, so it must be one plain name."""
+    if type(artifacts) is not list:
+        raise ValueError("artifacts must be a list")
+    for n, artifact in enumerate(artifacts):
+        if type(artifact) is not dict:
+            raise ValueError(f"artifacts/{n} is not an object")
+        file = artifact.get("file")
+        if file is not None and (type(file) is not str or not ARTIFACT_FILE.fullmatch(file)):
+            raise ValueError(f"artifacts/{n}/file {file!r:.80} is not a plain file name ({ARTIFACT_FILE.pattern})")
+
+
 @dataclass(slots=True)
 class CaseRow:
-    """One case of the merged report: identity, status, metric outcomes and where its files are."""
+    """One case of the merged report: identity, status, metric outcomes and where its files are.
+
+    Folding several files into one row gives the same row whatever order they are read in:
+    metrics and paths stay sorted, and a metric found with different outcomes keeps the worst.
+    """
 
     session: str
     suite: str
@@ -34,10 +86,20 @@ class CaseRow:
     errors: list[str]
     paths: list[str]
     duration_s: float
+    files: int = 1
+    #: Distinct file contents seen, once a second file was folded in (duplicates = files - len).
+    contents: set[tuple[object, ...]] | None = None
+    #: Metric name -> every outcome found for it, for metrics whose files disagree.
+    conflicts: dict[str, set[Outcome]] | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
         return (self.session, self.suite, self.case_id)
+
+    @property
+    def duplicates(self) -> int:
+        """Files of this case whose content another of its files already had."""
+        return self.files - len(self.contents) if self.contents else 0
 
     @classmethod
     def from_doc(cls, doc: Any, path: str) -> CaseRow:
@@ -57,46 +119,82 @@ class CaseRow:
             if status not in CASE_STATUSES:
                 raise ValueError(f"status {status!r} is not one of {', '.join(CASE_STATUSES)}")
             metrics: list[Metric] = []
-            duration = 0.0
-            for m in doc["metrics"]:
-                name, mstatus, score = m["name"], m["status"], m.get("score")
+            total = 0.0
+            for m in doc["metrics"]:  # the rules of outcome_of, inlined: this runs for every metric of every file
+                name, mstatus, score, duration = m["name"], m["status"], m.get("score"), m.get("duration_s") or 0.0
                 if type(name) is not str or mstatus not in METRIC_STATUSES:
                     raise ValueError(f"metric {name!r} has status {mstatus!r}")
                 if type(score) is not float and (type(score) is not int):
                     score = None
-                metrics.append((name, mstatus, score, "" if mstatus == "pass" else _short(m.get("reason"))))
-                duration += m.get("duration_s") or 0.0
+                total += duration  # TypeError when it is not a number
+                metrics.append((name, mstatus, score, "" if mstatus == "pass" else _short(m.get("reason")), duration))
             errors = doc["errors"]
-            if type(errors) is not list or type(doc["artifacts"]) is not list:
-                raise ValueError("artifacts and errors must be lists")
+            if type(errors) is not list:
+                raise ValueError("errors must be a list")
+            _check_artifacts(doc["artifacts"])
             kind = doc.get("kind", "eval")
         except (KeyError, TypeError) as exc:
             raise ValueError(f"missing or malformed field {exc}") from None
+        if len(metrics) > 1:
+            metrics.sort(key=_name)
         return cls(
-            session, suite, case_id, str(kind), status, metrics, [_short(e) for e in errors], [path], float(duration)
+            session,
+            suite,
+            case_id,
+            str(kind),
+            status,
+            metrics,
+            [_short(e) for e in errors],
+            [path],
+            total,
         )
 
-    def absorb(self, other: CaseRow) -> bool:
-        """Fold in the same case found in another file; False when it added nothing (a duplicate)."""
-        known = {m[0] for m in self.metrics}
-        new = [m for m in other.metrics if m[0] not in known]
-        if not new:
-            return False
-        self.metrics.extend(new)
-        self.errors.extend(e for e in other.errors if e not in self.errors)
-        self.paths.extend(p for p in other.paths if p not in self.paths)
-        self.duration_s += other.duration_s
+    def _content(self) -> tuple[object, ...]:
+        return (tuple(m[:4] for m in self.metrics), tuple(self.errors))
+
+    def absorb(self, other: CaseRow) -> None:
+        """Fold in the same case found in another (single) file: its metrics, errors and path join this row."""
+        if self.contents is None:
+            self.contents = {self._content()}
+        self.contents.add(other._content())
+        self.files += 1
+        kept = {m[0]: m for m in self.metrics}
+        for metric in other.metrics:
+            known = kept.get(metric[0])
+            if known is not None and known[1:4] != metric[1:4]:
+                self._conflict(metric[0], known[1:4], metric[1:4])
+            kept[metric[0]] = metric if known is None else _worst(known, metric)
+        self.metrics = sorted(kept.values(), key=_name)
+        self.errors = sorted({*self.errors, *other.errors})
+        self.paths = sorted({*self.paths, *other.paths})
+        self.kind = min(self.kind, other.kind)
+        self.duration_s = math.fsum(m[4] for m in self.metrics)
         self.status = case_status((m[1] for m in self.metrics), bool(self.errors))
-        return True
+
+    def _conflict(self, name: str, *outcomes: Outcome) -> None:
+        if self.conflicts is None:
+            self.conflicts = {}
+        self.conflicts.setdefault(name, set()).update(outcomes)
+
+    def conflict_notes(self) -> list[str]:
+        """One line per metric whose files disagree: every outcome found, and the one kept."""
+        notes = []
+        for name, outcomes in sorted((self.conflicts or {}).items()):
+            found = sorted(outcomes, key=_outcome_key)
+            notes.append(
+                f"metric {name!r} has different results in this case's files "
+                f"({'; '.join(describe_outcome(o) for o in found)}); kept the worst: {describe_outcome(found[0])}"
+            )
+        return notes
 
     def why(self) -> str:
         """The short reason a case did not pass."""
         parts = list(self.errors)
         parts += [
-            f"{name}: {reason}" if reason else name for name, status, _, reason in self.metrics if status == "fail"
+            f"{name}: {reason}" if reason else name for name, status, _, reason, _ in self.metrics if status == "fail"
         ]
         if not parts and self.status == "skip":
-            parts = [reason for _, _, _, reason in self.metrics if reason][:1]
+            parts = [reason for _, _, _, reason, _ in self.metrics if reason][:1]
         return "; ".join(parts)
 
 

@@ -8,6 +8,7 @@ merge of 100,000 files uses :func:`quick_check` (the fields a merge relies on) u
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any
@@ -18,6 +19,8 @@ if TYPE_CHECKING:
 SCHEMA_VERSION = 1
 CASE_STATUSES = ("pass", "fail", "error", "skip")
 METRIC_STATUSES = frozenset({"pass", "fail", "skip"})
+#: An artifact's ``file``: one plain name inside the case folder (the schema's ``artifact.file`` pattern).
+ARTIFACT_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,99}")
 
 
 def case_schema() -> dict[str, Any]:

@@ -40,7 +40,7 @@ class MetricStats:
     def of(cls, rows: Iterable[CaseRow]) -> MetricStats:
         by_name: dict[str, MetricStat] = {}
         for row in rows:
-            for name, status, score, _ in row.metrics:
+            for name, status, score, _, _ in row.metrics:
                 stat = by_name.get(name)
                 if stat is None:
                     stat = by_name[name] = MetricStat()
