@@ -122,21 +122,11 @@ def _walk(folder: str, skip: frozenset[str]) -> Iterator[Found | Problem]:
     elif (case := _case_entry(entries)) is not None:
         yield from _case_folder(case, entries)
     else:
-        yield from _walk_entries(entries, skip)
-
-
-def _walk_entries(entries: list[os.DirEntry[str]], skip: frozenset[str]) -> Iterator[Found | Problem]:
-    for entry in sorted(entries, key=lambda e: e.name):
-        if (problem := _stray(entry)) is not None:
-            yield problem
-        elif entry.is_dir(follow_symlinks=False) and entry.name != MERGED_DIR and entry.path not in skip:
-            children = _list(entry.path)  # a case folder is handled here: no generator per case
-            if isinstance(children, Problem):
-                yield children
-            elif (case := _case_entry(children)) is not None:
-                yield from _case_folder(case, children)
-            else:
-                yield from _walk_entries(children, skip)
+        for entry in sorted(entries, key=lambda e: e.name):
+            if (problem := _stray(entry)) is not None:
+                yield problem
+            elif entry.is_dir(follow_symlinks=False) and entry.name != MERGED_DIR and entry.path not in skip:
+                yield from _walk(entry.path, skip)
 
 
 def iter_cases(inputs: Iterable[Path], skip: Iterable[Path] = ()) -> Iterator[Found | Problem]:
