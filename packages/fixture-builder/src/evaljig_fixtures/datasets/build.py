@@ -23,10 +23,6 @@ from evaljig_fixtures.errors import BuildError
 PACKAGE_SUFFIX = ".eval752.zip"
 
 
-def package_filename(source: DatasetSource) -> str:
-    return f"{source.name}{PACKAGE_SUFFIX}"
-
-
 def rows_jsonl(source: DatasetSource) -> bytes:
     """One compact JSON object per line, keys in row order, code points exactly as in the source."""
     return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in source.rows).encode("utf-8")
