@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from evaljig_report import atomic
+from evaljig_report import atomic, proposal
 from evaljig_report.casefile import CaseState, coerce_metric, dumps, jsonable
 from evaljig_report.layout import INDEX_FILE, Layout
 from evaljig_report.schema import SCHEMA_VERSION
@@ -69,8 +69,12 @@ class Recorder:
     @staticmethod
     def _fold(state: CaseState, fields: Mapping[str, Any], errors: list[str], *, nodeid: str, duration: float) -> None:
         if not state.case and isinstance(fields.get("case"), Mapping):
-            state.case = jsonable(fields["case"])
-        state.set_inference(fields.get("inference"))
+            case = jsonable(fields["case"])
+            state.case = case if "case_id" in case else {"case_id": case.get("id", state.case_id), **case}
+        inference = fields.get("inference")
+        if inference is None and fields.get("error"):
+            inference = proposal.failed_inference()
+        state.set_inference(inference)
         metric, problem = coerce_metric(fields.get("metric"))
         errors += [problem] if problem else []
         error = fields.get("error")
