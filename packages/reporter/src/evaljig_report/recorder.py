@@ -26,6 +26,15 @@ def split_nodeid(nodeid: str) -> tuple[str, str]:
     return (suite, name) if sep else ("", nodeid)
 
 
+def record_case_key(record: object, nodeid: str) -> tuple[str, str]:
+    """The (suite, case_id) a record is filed under; the test's node id fills in what the record lacks."""
+    fields: Mapping[str, Any] = record if isinstance(record, Mapping) else {}
+    default_suite, default_id = split_nodeid(nodeid)
+    suite = str(fields["suite"]) if isinstance(fields.get("suite"), str) else default_suite
+    case_id = fields.get("case_id")
+    return suite, case_id if isinstance(case_id, str) and case_id else default_id or "case"
+
+
 class Recorder:
     """Cases of one worker; every record rewrites that case's ``case.json`` atomically."""
 
@@ -51,12 +60,9 @@ class Recorder:
         So does a record that cannot be stored: whatever a tool returned, the test run goes on.
         """
         fields: Mapping[str, Any] = record if isinstance(record, Mapping) else {}
-        default_suite, default_id = split_nodeid(nodeid)
-        suite = str(fields["suite"]) if isinstance(fields.get("suite"), str) else default_suite
-        case_id = fields.get("case_id")
+        suite, case_id = record_case_key(record, nodeid)
         errors: list[str] = []
-        if not isinstance(case_id, str) or not case_id:
-            case_id = default_id or "case"
+        if not isinstance(fields.get("case_id"), str) or not fields["case_id"]:
             errors.append(f"record without a case_id: {record!r:.300}")
         state = self._state(suite, case_id, "eval")
         try:
