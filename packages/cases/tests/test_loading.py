@@ -177,35 +177,21 @@ def test_files_in_hidden_folders_are_skipped(tmp_path: Path) -> None:
     assert [c.id for c in load_cases(root)] == ["a1"]
 
 
-PROPOSAL_CASES = [
-    {
-        "case_id": "sales_total",
-        "description": "Total revenue from the mocked sales frame.",
-        "tool_id": "analysis_code_execution",
-        "function_call": {"name": "run_code", "args": {"query": "total revenue"}},
-        "expectations": {"answer": 42},
-        "artifact_mock": {"dataframes": [[{"region": "north", "revenue": 40}, {"region": "south", "revenue": 2}]]},
-    },
-    {
-        "case_id": "no_mock",
-        "description": None,
-        "tool_id": "analysis_code_execution",
-        "function_call": {"name": "run_code", "args": {}},
-        "expectations": {},
-        "artifact_mock": None,
-    },
-]
+#: A case file in the tool-eval proposal's shape, committed as its users would write it.
+PROPOSAL_FILE = Path(__file__).parent / "proposal_cases" / "analysis.json"
+PROPOSAL_CASES = json.loads(PROPOSAL_FILE.read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("suffix", [".json", ".yaml"])
 def test_proposal_shaped_case_files_load_unchanged(tmp_path: Path, suffix: str) -> None:
     """The tool-eval proposal's case files (a list with case_id, artifact_mock, ...) load as they are."""
-    sales, no_mock = load_cases(write(tmp_path / f"proposal{suffix}", PROPOSAL_CASES))
+    path = PROPOSAL_FILE if suffix == ".json" else write(tmp_path / "proposal.yaml", PROPOSAL_CASES)
+    sales, no_mock = load_cases(path)
     assert (sales.case_id, sales.id, no_mock.case_id) == ("sales_total", "sales_total", "no_mock")
     frame = [{"region": "north", "revenue": 40}, {"region": "south", "revenue": 2}]
     assert sales == EvalCase(
         id="sales_total",
-        description="Total revenue from the mocked sales frame.",
+        description="Total revenue of the mocked frame.",
         tool_id="analysis_code_execution",
         function_call={"name": "run_code", "args": {"query": "total revenue"}},
         expectations={"answer": 42},

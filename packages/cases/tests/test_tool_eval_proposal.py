@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import base64
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -18,16 +20,8 @@ PNG = base64.b64decode(
 )
 CSV = b"region,revenue\nnorth,40\nsouth,2\n"
 
-CASES = [
-    {
-        "case_id": "sales_total",
-        "description": "Total revenue of the mocked frame.",
-        "tool_id": "analysis_code_execution",
-        "function_call": {"name": "run_code", "args": {"query": "total revenue"}},
-        "expectations": {"answer": 42},
-        "artifact_mock": {"dataframes": [[{"region": "north", "revenue": 40}, {"region": "south", "revenue": 2}]]},
-    }
-]
+#: The proposal-shaped case file the loading tests read too.
+CASE_FILE = Path(__file__).parent / "proposal_cases" / "analysis.json"
 
 SUITE = f"""
 import base64
@@ -47,7 +41,7 @@ class AnswerMatches(Metric):
 @pytest.mark.evals
 @pytest.mark.tools("analysis_code_execution")
 class TestAnalysisCodeExecution(ToolEval):
-    cases = load_cases("cases.json")
+    cases = load_cases("cases.json")[:1]
     metrics = [AnswerMatches()]
 
     def run_tool(self, case):
@@ -72,7 +66,7 @@ class TestAnalysisCodeExecution(ToolEval):
 def test_proposal_case_files_markers_and_results_work_unchanged(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pytester.path.joinpath("cases.json").write_text(json.dumps(CASES), encoding="utf-8")
+    shutil.copy(CASE_FILE, pytester.path / "cases.json")
     pytester.makepyfile(test_analysis=SUITE)
     monkeypatch.setenv("EVALJIG_RUN", "r1")
     monkeypatch.setenv("EVALJIG_SESSION", "tests")

@@ -39,8 +39,7 @@ def test_plain():
 @pytest.fixture
 def marked(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     pytester.makepyfile(test_marked=MARKED_TESTS)
-    monkeypatch.setenv("EVALJIG_RUN", "r1")
-    monkeypatch.setenv("EVALJIG_SESSION", "tests")
+    monkeypatch.setenv("EVALJIG_RUN", "r1")  # the session is "local": EVALJIG_SESSION is cleared
     return pytester
 
 
@@ -68,7 +67,7 @@ def test_each_eval_test_gets_its_case_report_path_as_a_json_report_extra(
     for case_id in ("sales", "stock"):
         (extra,) = found[f"test_marked.py::TestAnalysis::test_metric[{case_id}]"]
         assert (extra["name"], extra["format"]) == ("case_report", "text")
-        assert extra["content"].startswith("reports/r1/tests/")
+        assert extra["content"].startswith("reports/r1/local/")
         doc = json.loads((marked.path / extra["content"]).read_text())
         assert (doc["source"]["case_id"], doc["case"]["tool_id"]) == (case_id, "analysis_code_execution")
 
