@@ -209,21 +209,15 @@ class ToolCase(CodeCase[EvalCase, dict[str, Any], dict[str, Any]], abstract=True
     expectations: ClassVar[dict[str, Any]] = {}
     artifact_mocks: ClassVar[dict[str, Records]] = {}
 
-    _evaljig_eval_case: ClassVar[EvalCase]
-
     def __init_subclass__(cls, *, abstract: bool = False, **kwargs: Any) -> None:
         if not _is_intermediate(cls, abstract):
-            cls._evaljig_eval_case = cls.build_eval_case()
+            case = cls.build_eval_case()
+            # class attributes (readable on the class too, as before builders existed): setattr, because
+            # the base declares these names as lazily built properties
+            setattr(cls, "inputs", case)  # noqa: B010
+            setattr(cls, "expected_output", dict(cls.expectations))  # noqa: B010
+            setattr(cls, "metadata", {"tool_id": cls.tool_id, "description": case.description})  # noqa: B010
         super().__init_subclass__(abstract=abstract, **kwargs)
-
-    def _inputs(self) -> EvalCase:
-        return self._evaljig_eval_case
-
-    def _expected_output(self) -> dict[str, Any]:
-        return dict(self.expectations)
-
-    def _metadata(self) -> dict[str, Any]:
-        return {"tool_id": self.tool_id, "description": self._evaljig_eval_case.description}
 
     @classmethod
     def build_eval_case(cls) -> EvalCase:

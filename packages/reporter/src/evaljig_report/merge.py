@@ -127,8 +127,9 @@ def _row(found: Found, problems: list[Problem], validate: bool, runs: set[str]) 
     except ValueError as exc:
         problems.append(Problem(display_path(found.path), f"does not match the case schema: {exc}"))
         return None
-    source = doc["source"]
-    runs.add("/".join(str(source.get(k)) for k in ("run", "session", "worker")))
+    parts = [doc["source"].get(k) for k in ("run", "session", "worker")]
+    if all(type(p) is str for p in parts):
+        runs.add("/".join(parts))
     return row
 
 
