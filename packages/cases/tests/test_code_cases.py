@@ -170,3 +170,19 @@ def test_bad_tool_case_fails_at_definition_naming_the_class() -> None:
         class BadMocks(Tools):
             function_call = FunctionCall(name="f")
             artifact_mocks = {"t": "not records"}  # type: ignore[dict-item]
+
+
+def test_tool_case_data_stays_readable_on_the_class() -> None:
+    class Tools(ToolCase, abstract=True):
+        tool_id = "code"
+
+    class Squares(Tools):
+        """Squares."""
+
+        function_call = FunctionCall(name="sum_of_squares", args={"n": 3})
+        expectations = {"answer": 14}
+
+    assert isinstance(Squares.inputs, EvalCase)
+    assert Squares.expected_output == {"answer": 14}
+    assert Squares.metadata == {"tool_id": "code", "description": "Squares."}
+    assert collect_cases(Tools)[0].inputs is Squares.inputs

@@ -175,3 +175,40 @@ def test_files_in_hidden_folders_are_skipped(tmp_path: Path) -> None:
     write(root / ".git" / "b.yaml", case("a1"))  # would be a duplicate id if it were read
     write(root / "sub" / ".backup" / "c.yaml", "not: [valid")
     assert [c.id for c in load_cases(root)] == ["a1"]
+
+
+#: A case file in the tool-eval proposal's shape, committed as its users would write it.
+PROPOSAL_FILE = Path(__file__).parent / "proposal_cases" / "analysis.json"
+PROPOSAL_CASES = json.loads(PROPOSAL_FILE.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("suffix", [".json", ".yaml"])
+def test_proposal_shaped_case_files_load_unchanged(tmp_path: Path, suffix: str) -> None:
+    """The tool-eval proposal's case files (a list with case_id, artifact_mock, ...) load as they are."""
+    path = PROPOSAL_FILE if suffix == ".json" else write(tmp_path / "proposal.yaml", PROPOSAL_CASES)
+    sales, no_mock = load_cases(path)
+    assert (sales.case_id, sales.id, no_mock.case_id) == ("sales_total", "sales_total", "no_mock")
+    frame = [{"region": "north", "revenue": 40}, {"region": "south", "revenue": 2}]
+    assert sales == EvalCase(
+        id="sales_total",
+        description="Total revenue of the mocked frame.",
+        tool_id="analysis_code_execution",
+        function_call={"name": "run_code", "args": {"query": "total revenue"}},
+        expectations={"answer": 42},
+        artifact_mocks={"df_0.csv": frame},
+    )
+    assert sales.artifact_mock == {"dataframes": [frame]}
+    assert (no_mock.description, no_mock.artifact_mocks, no_mock.artifact_mock) == ("", {}, {"dataframes": []})
+
+
+def test_evaljig_and_proposal_names_together_are_an_error(tmp_path: Path) -> None:
+    path = write(tmp_path / "both.json", [{**case("a"), "case_id": "b"}])
+    with pytest.raises(CaseLoadError) as info:
+        load_cases(path)
+    assert str(info.value) == f"{path}: case 'a' (#0): (case): Value error, give 'id' or its alias 'case_id', not both"
+
+
+def test_a_proposal_case_error_names_the_case_id(tmp_path: Path) -> None:
+    path = write(tmp_path / "bad.json", [{**PROPOSAL_CASES[0], "function_call": {"args": {}}}])
+    with pytest.raises(CaseLoadError, match=r"case 'sales_total' \(#0\): function_call.name: Field required"):
+        load_cases(path)

@@ -143,7 +143,12 @@ def test_tool_output_orjson_refuses_does_not_end_the_session(
     result = pytester.runpytest("-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.OK
     (doc,) = case_files(pytester.path / "reports" / "r1")
-    assert doc["inference"] == {"answer": 15511210043330985984000000, "text": "undecodable \ufffd byte"}
+    assert doc["inference"] == {
+        "answer": 15511210043330985984000000,
+        "text": "undecodable \ufffd byte",
+        "status": "unknown",
+        "function_response": None,
+    }
     assert doc["status"] == "pass"
     result.stdout.fnmatch_lines(["evaljig-report: session index *index.json"])
 

@@ -38,7 +38,10 @@ def load_cases(path: str | Path) -> list[EvalCase]:
 
 
 def load_case_file(path: str | Path) -> list[EvalCase]:
-    """The cases of one file: a single case, a list of cases, or ``{"cases": [...]}``."""
+    """The cases of one file: a single case, a list of cases, or ``{"cases": [...]}``.
+
+    Cases may use evaljig's field names or the tool-eval proposal's (``case_id``, ``artifact_mock``).
+    """
     file = Path(path)
     if file.suffix.lower() not in CASE_SUFFIXES:
         raise CaseLoadError(f"{file}: not a case file (expected {', '.join(CASE_SUFFIXES)})", path=file)
@@ -127,7 +130,7 @@ def _case_list(file: Path, raw: Any) -> Sequence[Any]:
 
 
 def _validate(file: Path, index: int, item: Any) -> EvalCase:
-    case_id = item.get("id") if isinstance(item, dict) else None
+    case_id = (item.get("id") or item.get("case_id")) if isinstance(item, dict) else None
     label = f"case {case_id!r} (#{index})" if isinstance(case_id, str) else f"case #{index}"
     if not isinstance(item, dict):
         raise CaseLoadError(f"{file}: {label}: expected a mapping, got {type(item).__name__}", path=file)

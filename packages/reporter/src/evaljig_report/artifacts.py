@@ -22,10 +22,12 @@ from evaljig_report.layout import CASE_FILE
 WRITTEN_TYPES: dict[str, tuple[str, ...]] = {
     "image/png": (".png",),
     "image/jpeg": (".jpg", ".jpeg"),
+    "image/jpg": (".jpg", ".jpeg"),  # not registered, but what the tool-eval proposal's tools send
     "image/gif": (".gif",),
     "image/webp": (".webp",),
     "image/svg+xml": (".svg",),
     "text/csv": (".csv",),
+    "application/csv": (".csv",),
 }
 MAX_NAME_CHARS = 100
 MAX_ARTIFACT_BYTES = 16 * 1024 * 1024

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from evaljig_report import atomic
+from evaljig_report import atomic, proposal
 from evaljig_report.artifacts import NameRegistry, write_artifacts
 from evaljig_report.layout import CASE_FILE, Layout
 from evaljig_report.schema import METRIC_STATUSES, SCHEMA_VERSION, schema_errors
@@ -132,16 +132,28 @@ class CaseState:
         return case_status((m["status"] for m in self.metrics), bool(self.errors))
 
     def set_inference(self, inference: object) -> None:
-        """Keep the first inference seen; its artifacts become files, the rest stays JSON."""
+        """Keep the first inference seen; its artifacts become files, the rest stays JSON.
+
+        Artifacts come from evaljig's ``artifacts`` list and from the proposal's ``function_response.artifact_parts``.
+        """
         if self.inference_seen or inference is None:
             return
         self.inference_seen = True
         if not isinstance(inference, Mapping):
-            self.inference = {"value": jsonable(inference)}
+            self.inference = proposal.with_core_fields({"value": jsonable(inference)})
             return
         raw_artifacts = inference.get("artifacts")
-        self.inference = jsonable({k: v for k, v in inference.items() if k != "artifacts"})
+        rest, parts = proposal.split_artifact_parts({k: v for k, v in inference.items() if k != "artifacts"})
+        self.inference = proposal.with_core_fields(jsonable(rest))
         self.artifacts, errors = write_artifacts(self.directory, raw_artifacts, self.names)
+        if parts is not None:
+            items, errors_of_parts = proposal.parts_to_items(parts)
+            written, errors_of_items = write_artifacts(self.directory, items, self.names)
+            self.artifacts += written
+            errors += errors_of_parts + errors_of_items
+            response = self.inference.get("function_response")
+            if isinstance(response, dict):
+                response["artifacts"] = proposal.file_refs(written)
         self.errors.extend(errors)
 
     def add_metric(self, metric: dict[str, Any]) -> None:

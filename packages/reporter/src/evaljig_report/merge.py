@@ -45,6 +45,8 @@ class MergeResult:
     duplicates: int = 0
     files_read: int = 0
     inputs: list[str] = field(default_factory=list)
+    #: Every worker folder the cases came from, as ``run/session/worker`` (the proposal's ``runs``).
+    runs: set[str] = field(default_factory=set)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -73,7 +75,7 @@ def collect(inputs: Sequence[Path], *, skip: Iterable[Path] = (), validate: bool
                 problems.append(Problem(display_path(item.path), item.problem))
                 continue
             result.files_read += 1
-            row = _row(item, problems, validate)
+            row = _row(item, problems, validate, result.runs)
             if row is None:
                 continue
             known = table.get(row.key)
@@ -111,7 +113,7 @@ def _conflicts(row: CaseRow) -> list[Problem]:
     return [Problem(first, f"{note}; other files: {', '.join(others)}") for note in notes]
 
 
-def _row(found: Found, problems: list[Problem], validate: bool) -> CaseRow | None:
+def _row(found: Found, problems: list[Problem], validate: bool, runs: set[str]) -> CaseRow | None:
     try:
         doc = orjson.loads(found.data)
     except orjson.JSONDecodeError:
@@ -125,6 +127,9 @@ def _row(found: Found, problems: list[Problem], validate: bool) -> CaseRow | Non
     except ValueError as exc:
         problems.append(Problem(display_path(found.path), f"does not match the case schema: {exc}"))
         return None
+    parts = [doc["source"].get(k) for k in ("run", "session", "worker")]
+    if all(type(p) is str for p in parts):
+        runs.add("/".join(parts))
     return row
 
 
@@ -168,13 +173,17 @@ def merge(
 
 
 def row_json(row: CaseRow, rel: RelativePaths) -> dict[str, object]:
+    """One case of index.json; ``node``, ``tool_id``, ``inference_status`` and ``metric`` are the proposal's names."""
     return {
         "session": row.session,
         "suite": row.suite,
+        "node": row.suite,
         "case_id": row.case_id,
+        "tool_id": row.tool_id,
         "kind": row.kind,
         "status": row.status,
-        "metrics": [{"name": n, "status": s, "score": sc, "reason": r} for n, s, sc, r, _ in row.metrics],
+        "inference_status": row.inference_status,
+        "metrics": [{"name": n, "metric": n, "status": s, "score": sc, "reason": r} for n, s, sc, r, _ in row.metrics],
         "errors": row.errors,
         "duration_s": round(row.duration_s, 6),
         "paths": [rel(p) for p in row.paths],
@@ -188,6 +197,7 @@ def write_index(path: Path, result: MergeResult, generated: str) -> None:
         "kind": "merged",
         "generated_at": generated,
         "inputs": result.inputs,
+        "runs": sorted(result.runs),
         "totals": {"cases": len(result.rows), **result.counts},
         "files_read": result.files_read,
         "duplicates_merged": result.duplicates,

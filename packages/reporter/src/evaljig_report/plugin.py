@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from evaljig_report.layout import DEFAULT_ROOT, SOLO_WORKER, Layout, run_id, safe_segment, session_name
-from evaljig_report.recorder import PROPERTY_KEY, Recorder, write_session_index
+from evaljig_report.layout import CASE_FILE, DEFAULT_ROOT, SOLO_WORKER, Layout, run_id, safe_segment, session_name
+from evaljig_report.recorder import PROPERTY_KEY, Recorder, record_case_key, split_nodeid, write_session_index
 
 #: ``workerinput`` key the controller uses to hand its run id to the workers.
 RUN_KEY = "evaljig_run"
@@ -42,7 +42,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--evaljig-no-report", action="store_true", default=False, help="write no evaljig reports")
 
 
+#: Markers the tool-eval proposal puts on eval classes; registered so ``--strict-markers`` accepts them.
+MARKERS = (
+    "evals: an eval test (tool and agent evals recorded as per-case reports)",
+    "tools(tool_id=None): a tool eval, optionally naming the tool under test",
+)
+#: The pytest-json-report extra that points a test at its case report.
+CASE_REPORT_EXTRA = "case_report"
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    for marker in MARKERS:
+        config.addinivalue_line("markers", marker)
     if config.getoption("evaljig_no_report") or os.environ.get("EVALJIG_REPORT", "").lower() in {"0", "off"}:
         return
     config.pluginmanager.register(ReportPlugin(config), "evaljig-report-recorder")
@@ -90,6 +101,9 @@ class ReportPlugin:
         self._phases: dict[str, list[pytest.TestReport]] = {}
         self.session_index: Path | None = None
         self.failures: list[str] = []
+        self.invocation_dir = config.invocation_params.dir
+        #: Test node id -> the case.json files its records went to (for pytest-json-report's extras).
+        self.case_reports: dict[str, list[Path]] = {}
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
@@ -98,6 +112,8 @@ class ReportPlugin:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if self.is_controller:
+            if report.when == "teardown":
+                self._note_worker_case_reports(report)
             return
         try:
             self._logreport(report)
@@ -113,12 +129,39 @@ class ReportPlugin:
         records = [value for key, value in report.user_properties if key == PROPERTY_KEY]
         call = next((r for r in phases if r.when == "call"), None)
         duration = call.duration if call is not None else 0.0
-        for record in records:
-            self.recorder.add_record(record, nodeid=report.nodeid, duration=duration)
+        paths = [self.recorder.add_record(record, nodeid=report.nodeid, duration=duration) for record in records]
         if not records and self.all_tests:
-            self._record_plain([*phases, report], duration)
+            paths.append(self._record_plain([*phases, report], duration))
+        if paths:
+            self.case_reports[report.nodeid] = list(dict.fromkeys(paths))
 
-    def _record_plain(self, phases: list[pytest.TestReport], duration: float) -> None:
+    def _note_worker_case_reports(self, report: pytest.TestReport) -> None:
+        """xdist controller: where the worker that ran this test wrote its cases (same layout, that worker's folder)."""
+        worker = getattr(report, "worker_id", None)
+        if not isinstance(worker, str):
+            return
+        layout = Layout(self.layout.root, self.layout.run, self.layout.session, safe_segment(worker))
+        keys = [record_case_key(value, report.nodeid) for key, value in report.user_properties if key == PROPERTY_KEY]
+        if not keys and self.all_tests:
+            keys = [split_nodeid(report.nodeid)]
+        if keys:
+            paths = [layout.case_dir(suite, case_id) / CASE_FILE for suite, case_id in keys]
+            self.case_reports[report.nodeid] = list(dict.fromkeys(paths))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_json_modifyreport(self, json_report: dict[str, Any]) -> None:
+        """pytest-json-report, when installed: a recorded test's case.json path(s) as ``case_report`` extras.
+
+        Paths are relative to the invocation directory when below it, like the reports root itself.
+        """
+        base = self.invocation_dir
+        for test in json_report.get("tests", []):
+            for path in self.case_reports.get(test.get("nodeid"), []):
+                shown = path.relative_to(base).as_posix() if path.is_relative_to(base) else path.as_posix()
+                extra = {"name": CASE_REPORT_EXTRA, "format": "text", "content": shown}
+                test.setdefault("extras", []).append(extra)
+
+    def _record_plain(self, phases: list[pytest.TestReport], duration: float) -> Path:
         status, reason, error = "pass", "", None
         for phase in phases:
             if phase.failed and phase.when == "call":
@@ -128,7 +171,9 @@ class ReportPlugin:
                 reason = reason or error
             elif phase.skipped and status == "pass":
                 status, reason = "skip", _reason(phase)
-        self.recorder.add_plain(nodeid=phases[-1].nodeid, status=status, reason=reason, duration=duration, error=error)
+        return self.recorder.add_plain(
+            nodeid=phases[-1].nodeid, status=status, reason=reason, duration=duration, error=error
+        )
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from evaljig_report import atomic
+from evaljig_report import atomic, proposal
 from evaljig_report.casefile import CaseState, coerce_metric, dumps, jsonable
 from evaljig_report.layout import INDEX_FILE, Layout
 from evaljig_report.schema import SCHEMA_VERSION
@@ -24,6 +24,15 @@ def split_nodeid(nodeid: str) -> tuple[str, str]:
     """``pkg/test_x.py::TestA::test_b[1]`` -> (``pkg/test_x.py::TestA``, ``test_b[1]``)."""
     suite, sep, name = nodeid.rpartition("::")
     return (suite, name) if sep else ("", nodeid)
+
+
+def record_case_key(record: object, nodeid: str) -> tuple[str, str]:
+    """The (suite, case_id) a record is filed under; the test's node id fills in what the record lacks."""
+    fields: Mapping[str, Any] = record if isinstance(record, Mapping) else {}
+    default_suite, default_id = split_nodeid(nodeid)
+    suite = str(fields["suite"]) if isinstance(fields.get("suite"), str) else default_suite
+    case_id = fields.get("case_id")
+    return suite, case_id if isinstance(case_id, str) and case_id else default_id or "case"
 
 
 class Recorder:
@@ -51,12 +60,9 @@ class Recorder:
         So does a record that cannot be stored: whatever a tool returned, the test run goes on.
         """
         fields: Mapping[str, Any] = record if isinstance(record, Mapping) else {}
-        default_suite, default_id = split_nodeid(nodeid)
-        suite = str(fields["suite"]) if isinstance(fields.get("suite"), str) else default_suite
-        case_id = fields.get("case_id")
+        suite, case_id = record_case_key(record, nodeid)
         errors: list[str] = []
-        if not isinstance(case_id, str) or not case_id:
-            case_id = default_id or "case"
+        if not isinstance(fields.get("case_id"), str) or not fields["case_id"]:
             errors.append(f"record without a case_id: {record!r:.300}")
         state = self._state(suite, case_id, "eval")
         try:
@@ -69,8 +75,12 @@ class Recorder:
     @staticmethod
     def _fold(state: CaseState, fields: Mapping[str, Any], errors: list[str], *, nodeid: str, duration: float) -> None:
         if not state.case and isinstance(fields.get("case"), Mapping):
-            state.case = jsonable(fields["case"])
-        state.set_inference(fields.get("inference"))
+            case = jsonable(fields["case"])
+            state.case = case if "case_id" in case else {"case_id": case.get("id", state.case_id), **case}
+        inference = fields.get("inference")
+        if inference is None and fields.get("error"):
+            inference = proposal.failed_inference()
+        state.set_inference(inference)
         metric, problem = coerce_metric(fields.get("metric"))
         errors += [problem] if problem else []
         error = fields.get("error")

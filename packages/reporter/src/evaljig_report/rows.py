@@ -91,6 +91,9 @@ class CaseRow:
     contents: set[tuple[object, ...]] | None = None
     #: Metric name -> every outcome found for it, for metrics whose files disagree.
     conflicts: dict[str, set[Outcome]] | None = None
+    #: The tool-eval proposal's index fields: ``case.tool_id`` and ``inference.status`` (None when absent).
+    tool_id: str | None = None
+    inference_status: str | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -147,6 +150,8 @@ class CaseRow:
             [_short(e) for e in errors],
             [path],
             total,
+            tool_id=_text_field(doc.get("case"), "tool_id"),
+            inference_status=_text_field(doc.get("inference"), "status"),
         )
 
     def _content(self) -> tuple[object, ...]:
@@ -168,6 +173,8 @@ class CaseRow:
         self.errors = sorted({*self.errors, *other.errors})
         self.paths = sorted({*self.paths, *other.paths})
         self.kind = min(self.kind, other.kind)
+        self.tool_id = _least(self.tool_id, other.tool_id)
+        self.inference_status = _least(self.inference_status, other.inference_status)
         self.duration_s = math.fsum(m[4] for m in self.metrics)
         self.status = case_status((m[1] for m in self.metrics), bool(self.errors))
 
@@ -196,6 +203,16 @@ class CaseRow:
         if not parts and self.status == "skip":
             parts = [reason for _, _, _, reason, _ in self.metrics if reason][:1]
         return "; ".join(parts)
+
+
+def _text_field(section: object, key: str) -> str | None:
+    value = section.get(key) if type(section) is dict else None
+    return _short(value) if type(value) is str else None
+
+
+def _least(a: str | None, b: str | None) -> str | None:
+    """Of two files' values, the same one whatever order they are read in (``error`` sorts before ``success``)."""
+    return b if a is None else a if b is None else min(a, b)
 
 
 def status_counts(rows: Iterable[CaseRow]) -> dict[str, int]:
