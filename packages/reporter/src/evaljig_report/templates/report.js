@@ -287,7 +287,7 @@
     const shown = ordered().filter(matches);
     const body = document.getElementById("rows");
     body.replaceChildren();
-    if (!shown.length) body.append(el("tr", {}, el("td", { colspan: String(COLUMNS.length), class: "note" }, "no case matches this view")));
+    if (!shown.length) body.append(el("tr", {}, el("td", { colspan: String(COLUMNS.length), class: "note" }, rows.length ? "no case matches this view" : "no cases were found")));
     for (const r of shown.slice(state.page * PAGE, (state.page + 1) * PAGE)) {
       const tr = rowView(r);
       body.append(tr);
