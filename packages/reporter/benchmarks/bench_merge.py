@@ -1,8 +1,9 @@
 """Benchmark: merge 100,000 synthetic case reports from 16 workers; per-case plugin overhead.
 
-Prints figures and their ratio to the targets (merge <= 10 s and <= 300 MB peak RSS); it
-never asserts on time. The merge runs in a child process so its peak RSS is its own
-(``ru_maxrss`` of children). Usage: ``python bench_merge.py [--cases N] [--workers W]``.
+Prints figures and their ratio to the targets (merge <= 10 s and <= 300 MB peak RSS; writing
+report.html alone <= 2x its time on the reference commit); it never asserts on time. The
+merge runs in a child process so its peak RSS is its own (``ru_maxrss`` of children).
+Usage: ``python bench_merge.py [--cases N] [--workers W]``.
 """
 
 from __future__ import annotations
@@ -19,11 +20,17 @@ from pathlib import Path
 
 import orjson
 
-from evaljig_report import Layout, Recorder
+from evaljig_report import Layout, Recorder, collect
+from evaljig_report.html import write_html
 from evaljig_report.layout import case_dirname
+from evaljig_report.summary import MetricStats
 
 TARGET_SECONDS = 10.0
 TARGET_MB = 300.0
+#: report.html alone for 100,000 cases on the commit before the at-a-glance report (6ed876a),
+#: best of 3 on the 2-core reference machine; the HTML may take at most twice that.
+BASELINE_HTML_SECONDS = 3.04
+HTML_TARGET_RATIO = 2.0
 STATUSES = ("pass",) * 17 + ("fail", "fail", "skip")  # 85 % pass
 
 
@@ -89,6 +96,21 @@ def time_merge(run: Path) -> tuple[float, float, str]:
     return seconds, peak_kb / 1024, proc.stdout.strip().splitlines()[0]
 
 
+def time_html(run: Path, repeat: int = 3) -> tuple[float, float]:
+    """Best-of-``repeat`` seconds to write report.html alone (rows already collected), and its size in MB."""
+    result = collect([run], skip=[run / "merged"])
+    result.out_dir = run / "merged-html"
+    result.out_dir.mkdir()
+    stats = MetricStats.of(result.rows)
+    path = result.out_dir / "report.html"
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        write_html(path, result, stats, "2025-01-01T00:00:00+00:00")
+        best = min(best, time.perf_counter() - start)
+    return best, path.stat().st_size / 1e6
+
+
 def plugin_overhead(root: Path, cases: int) -> dict[str, float]:
     """Microseconds per call of the recorder paths the pytest plugin runs for each test item."""
     png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 2000).decode()
@@ -135,6 +157,11 @@ def main() -> int:
         print(f"merge of {args.cases:,} cases: {seconds:.2f} s (target <= {TARGET_SECONDS:.0f} s, ratio "
               f"{seconds / TARGET_SECONDS:.2f}); peak RSS {peak_mb:.0f} MB (target <= {TARGET_MB:.0f} MB, ratio "
               f"{peak_mb / TARGET_MB:.2f}); report.html {html_mb:.1f} MB")  # fmt: skip
+        html_s, html_mb = time_html(run)
+        limit = BASELINE_HTML_SECONDS * HTML_TARGET_RATIO
+        print(f"report.html alone for {args.cases:,} cases: {html_s:.2f} s, {html_mb:.1f} MB (reference "
+              f"{BASELINE_HTML_SECONDS:.2f} s: {html_s / BASELINE_HTML_SECONDS:.2f}x, target <= "
+              f"{HTML_TARGET_RATIO:.0f}x = {limit:.1f} s, ratio {html_s / limit:.2f})")  # fmt: skip
         for label, micros in plugin_overhead(root / "overhead", args.overhead_cases).items():
             print(f"plugin overhead, {label}: {micros:.0f} µs per record")
     print(f"({os.cpu_count()} cores)")

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from evaljig_report import html, merge
+from evaljig_report import html, merge, schema_errors
 
 from .conftest import CSV, PNG, Populate, b64, make_record
 
@@ -86,7 +88,7 @@ def test_every_case_is_shown_with_its_drill_down(report: Path, tmp_path: Path) -
         ("skip", "tests::tests/test_tools.py::TestCodeTool::skips"),
     ]
     assert dom.count("<h3>Inputs</h3>") == 5
-    assert dom.count("<h3>Outputs</h3>") == 5
+    assert dom.count("<h3>Expected</h3>") == dom.count("<h3>Actual</h3>") == 5
     assert "run_code" in dom  # the function call
     assert "result of fails" in dom  # the tool output
     assert "expected 2, got &lt;b&gt;3&lt;/b&gt;" in dom  # metric reason, as text
@@ -110,3 +112,55 @@ def test_large_runs_embed_details_of_non_passing_cases_only(
     text = (tmp_path / "merged" / "report.html").read_text()
     assert len(re.findall(r'<script type="application/json" id="d\d+">', text)) == 1
     assert "details embedded for cases that did not pass only" in text
+
+
+def embedded_rows(report: Path) -> list[list[Any]]:
+    text = report.read_text()
+    start = text.index('<script type="application/json" id="evaljig-rows">') + len(
+        '<script type="application/json" id="evaljig-rows">'
+    )
+    rows: list[list[Any]] = json.loads(text[start : text.index("</script>", start)])
+    return rows
+
+
+def test_rows_are_listed_failures_first(report: Path) -> None:
+    rows = embedded_rows(report)
+    assert [(r[4], r[1], r[3]) for r in rows] == [
+        ("error", "tests", "errs"),
+        ("fail", "tests", "fails"),
+        ("skip", "tests", "skips"),
+        ("pass", "lighteval", "passes"),
+        ("pass", "tests", "passes"),
+    ]
+    assert [r[0] for r in rows] == list(range(5))  # the index names each case's detail block
+
+
+def test_large_runs_embed_errors_and_failures_before_skips(
+    tmp_path: Path, populate: Populate, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(html, "EMBED_ALL_LIMIT", 2)
+    monkeypatch.setattr(html, "MAX_DETAILS", 2)
+    records = [make_record("a-skip", status="skip"), make_record("b-fail", status="fail")]
+    records += [make_record("c-pass"), make_record("z-error", error="boom")]
+    merge([populate(records=records)], tmp_path / "merged")
+    report = tmp_path / "merged" / "report.html"
+    embedded = {r[3] for r in embedded_rows(report) if r[7]}
+    assert embedded == {"z-error", "b-fail"}
+
+
+def test_tracebacks_are_part_of_the_case_schema() -> None:
+    doc = {
+        "schema_version": 1,
+        "kind": "eval",
+        "source": {"run": "r", "session": "s", "worker": "w", "suite": "t", "case_id": "c"},
+        "status": "error",
+        "case": {},
+        "inference": None,
+        "metrics": [],
+        "artifacts": [],
+        "errors": ["boom"],
+        "tracebacks": [{"where": "tool", "message": "boom", "traceback": "Traceback ...\nValueError: boom"}],
+    }
+    assert schema_errors(doc) == []
+    doc["tracebacks"] = [{"where": "tool", "message": "boom"}]
+    assert schema_errors(doc) == ["tracebacks/0: 'traceback' is a required property"]

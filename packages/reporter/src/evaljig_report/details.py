@@ -1,7 +1,10 @@
-"""The per-case drill-down the HTML embeds: case, inference, metrics and artifact previews.
+"""The per-case drill-down the HTML embeds: case, inference, metrics, tracebacks and artifact previews.
 
 Artifact files are read only when ``file`` is a plain name (the schema's pattern) and the
 file is a regular file: a symlink pointing out of the report tree or a FIFO is never opened.
+A written artifact keeps ``href``, its path beside the report; images up to
+``MAX_IMAGE_BYTES`` and CSV files up to ``CSV_PREVIEW_BYTES`` are also embedded as a
+``data:`` URI, so they can be downloaded from a report copied on its own.
 """
 
 from __future__ import annotations
@@ -88,7 +91,10 @@ def _artifact(entry: dict[str, Any], case_dir: Path, rel_dir: str) -> dict[str, 
             else:
                 out["note"] = f"larger than {MAX_IMAGE_BYTES // 1024} KiB: not embedded"
         elif mime == "text/csv":
-            out["csv"], out["csv_truncated"] = _csv_preview(_read_regular(path, CSV_PREVIEW_BYTES))
+            data = _read_regular(path, CSV_PREVIEW_BYTES)
+            out["csv"], out["csv_truncated"] = _csv_preview(data)
+            if len(data) <= CSV_PREVIEW_BYTES:
+                out["data_uri"] = f"data:text/csv;base64,{base64.b64encode(data).decode('ascii')}"
     except NotRegularFileError as exc:
         out["note"] = str(exc)
         del out["href"]
@@ -109,6 +115,20 @@ def _kept_metrics(row: CaseRow, docs: list[dict[str, Any]]) -> list[Any]:
     return [chosen[name] for name in wanted if name in chosen]
 
 
+def _tracebacks(docs: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """Each distinct ``{where, message, traceback}`` of the case's files, in the order first seen."""
+    seen: dict[tuple[str, str, str], dict[str, str]] = {}
+    for doc in docs:
+        entries = doc.get("tracebacks")
+        for entry in entries if isinstance(entries, list) else []:
+            if not isinstance(entry, dict):
+                continue
+            where, message, text = (entry.get(k) for k in ("where", "message", "traceback"))
+            if isinstance(where, str) and isinstance(message, str) and isinstance(text, str):
+                seen.setdefault((where, message, text), {"where": where, "message": message, "traceback": text})
+    return list(seen.values())
+
+
 def case_detail(row: CaseRow, rel_paths: list[str]) -> dict[str, Any]:
     """Everything the drill-down shows for ``row``, read back from its case file(s)."""
     detail: dict[str, Any] = {"paths": rel_paths, "metrics": [], "artifacts": [], "errors": list(row.errors)}
@@ -127,4 +147,5 @@ def case_detail(row: CaseRow, rel_paths: list[str]) -> dict[str, Any]:
                 _artifact(a, Path(path).parent, rel_dir) for a in doc["artifacts"] if isinstance(a, dict)
             ]
     detail["metrics"] = _kept_metrics(row, docs)
+    detail["tracebacks"] = _tracebacks(docs)
     return detail

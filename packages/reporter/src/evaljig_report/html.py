@@ -1,9 +1,11 @@
 """report.html: one self-contained file (inline CSS and JS, no external request) with a drill-down.
 
-Summary rows for every case are embedded as one JSON block; each embedded case detail is
-its own JSON block, parsed only when a row is opened, so large runs stay responsive. Runs of
-more than ``EMBED_ALL_LIMIT`` cases embed details for cases that did not pass only (at most
-``MAX_DETAILS``); the rows of passing cases link to their case files instead.
+Rows come failures first (error, fail, skip, pass; then suite, case and session) so what went
+wrong is on the first screen. Summary rows for every case are embedded as one JSON block; each
+embedded case detail is its own JSON block, parsed only when a row is opened, so large runs
+stay responsive. Runs of more than ``EMBED_ALL_LIMIT`` cases embed details for cases that did
+not pass only (at most ``MAX_DETAILS``, errors and failures first); the rows of passing cases
+link to their case files instead.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import orjson
 from evaljig_report import atomic
 from evaljig_report.details import case_detail
 from evaljig_report.layout import RelativePaths
+from evaljig_report.rows import CaseRow
 from evaljig_report.summary import MetricStats
 
 if TYPE_CHECKING:
@@ -25,6 +28,8 @@ if TYPE_CHECKING:
 EMBED_ALL_LIMIT = 2000
 MAX_DETAILS = 5000
 _CHUNK = 1000
+#: The order rows are listed in: what needs a look first.
+STATUS_ORDER = {"error": 0, "fail": 1, "skip": 2, "pass": 3}
 
 
 def _script_json(value: Any) -> bytes:
@@ -42,16 +47,42 @@ def _block(fh: IO[bytes], block_id: str, value: Any) -> None:
     fh.write(b"</script>\n")
 
 
+def failures_first(rows: list[CaseRow]) -> list[CaseRow]:
+    """``rows`` sorted by status (error, fail, skip, pass), then suite, case and session."""
+    return sorted(rows, key=lambda r: (STATUS_ORDER[r.status], r.suite, r.case_id, r.session))
+
+
+def session_stats(rows: list[CaseRow]) -> dict[str, dict[str, Any]]:
+    """Per session: case counts by status and the mean of every metric score recorded in it."""
+    sessions: dict[str, dict[str, Any]] = {}
+    sums: dict[str, list[float]] = {}
+    for row in rows:
+        stat = sessions.get(row.session)
+        if stat is None:
+            stat = sessions[row.session] = {"cases": 0, "pass": 0, "fail": 0, "error": 0, "skip": 0, "mean": None}
+            sums[row.session] = [0.0, 0]
+        stat["cases"] += 1
+        stat[row.status] += 1
+        acc = sums[row.session]
+        for metric in row.metrics:
+            if metric[2] is not None:
+                acc[0] += metric[2]
+                acc[1] += 1
+    for name, (total, scored) in sums.items():
+        sessions[name]["mean"] = total / scored if scored else None
+    return dict(sorted(sessions.items()))
+
+
 def write_html(path: Path, result: MergeResult, stats: MetricStats, generated: str) -> None:
     """Stream the report: page shell, rows, details of the cases it embeds, then the script."""
-    rows = result.rows
+    rows = failures_first(result.rows)
     embed_all = len(rows) <= EMBED_ALL_LIMIT
     note = "" if embed_all else f"details embedded for cases that did not pass only (run has over {EMBED_ALL_LIMIT})"
     counts = result.counts
     meta = {
         "generated_at": generated,
         "totals": {"cases": len(rows), **counts},
-        "sessions": dict.fromkeys(sorted({r.session for r in rows}), 1),
+        "sessions": session_stats(rows),
         "metrics": {n: {**s.counts, "mean": s.mean} for n, s in stats.by_name.items()},
         "problems": [{"path": p.path, "problem": p.problem} for p in result.problems],
         "duplicates_merged": result.duplicates,
@@ -69,7 +100,17 @@ def write_html(path: Path, result: MergeResult, stats: MetricStats, generated: s
                 want = embed_all or (row.status != "pass" and embedded < MAX_DETAILS)
                 embedded += want
                 chunk.append(
-                    [n, row.session, row.suite, row.case_id, row.status, [m[:3] for m in row.metrics], row.why(), want]
+                    [
+                        n,
+                        row.session,
+                        row.suite,
+                        row.case_id,
+                        row.status,
+                        [m[:3] for m in row.metrics],
+                        row.why(),
+                        want,
+                        round(row.duration_s, 6),
+                    ]
                 )
             fh.write((b"," if start else b"") + _script_json(chunk)[1:-1])
         fh.write(b"]</script>\n")
