@@ -1,10 +1,11 @@
 """Find every ``case.json`` under the merge inputs, one at a time, without following symlinks.
 
 A folder holding ``case.json`` is a case (its other files are artifacts); any other folder is
-walked. Each folder is listed once. What a merge must not read is reported, never opened:
-leftover temporary files (partial writes), symbolic links, and anything that is not a regular
-file or a folder (a FIFO would block the merge forever). Files that cannot be read are
-reported too.
+walked. A worker folder's ``collected.json`` (what the worker collected) is found too, so a
+merge can tell which collected cases were never recorded. Each folder is listed once. What a
+merge must not read is reported, never opened: leftover temporary files (partial writes),
+symbolic links, and anything that is not a regular file or a folder (a FIFO would block the
+merge forever). Files that cannot be read are reported too.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaljig_report.atomic import TMP_SUFFIX
-from evaljig_report.layout import CASE_FILE, MERGED_DIR
+from evaljig_report.layout import CASE_FILE, COLLECTED_FILE, INDEX_FILE, MERGED_DIR
 
 # No symlink, and no waiting on a FIFO swapped in after the listing was read.
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -30,6 +31,15 @@ class Found:
 
     path: str
     data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Collected:
+    """A worker's ``collected.json``, and whether the worker finished (wrote its ``index.json``)."""
+
+    path: str
+    data: bytes
+    finished: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +124,14 @@ def _case_entry(entries: list[os.DirEntry[str]]) -> os.DirEntry[str] | None:
     return None
 
 
-def _walk(folder: str, skip: frozenset[str]) -> Iterator[Found | Problem]:
+def _collected(entry: os.DirEntry[str], entries: list[os.DirEntry[str]]) -> Collected | Problem:
+    found = _read_file(entry.path)
+    if isinstance(found, Problem):
+        return found
+    return Collected(found.path, found.data, finished=any(e.name == INDEX_FILE for e in entries))
+
+
+def _walk(folder: str, skip: frozenset[str]) -> Iterator[Found | Problem | Collected]:
     """``folder`` and everything below it; each folder is listed once, a case folder is not walked further."""
     entries = _list(folder)
     if isinstance(entries, Problem):
@@ -125,11 +142,13 @@ def _walk(folder: str, skip: frozenset[str]) -> Iterator[Found | Problem]:
         for entry in sorted(entries, key=lambda e: e.name):
             if (problem := _stray(entry)) is not None:
                 yield problem
+            elif entry.name == COLLECTED_FILE and entry.is_file(follow_symlinks=False):
+                yield _collected(entry, entries)
             elif entry.is_dir(follow_symlinks=False) and entry.name != MERGED_DIR and entry.path not in skip:
                 yield from _walk(entry.path, skip)
 
 
-def iter_cases(inputs: Iterable[Path], skip: Iterable[Path] = ()) -> Iterator[Found | Problem]:
+def iter_cases(inputs: Iterable[Path], skip: Iterable[Path] = ()) -> Iterator[Found | Problem | Collected]:
     """Every case file under ``inputs`` (files or folders), in a stable order, plus problems.
 
     A folder named as an input may be a symlink (e.g. ``reports -> /mnt/reports``); below it
