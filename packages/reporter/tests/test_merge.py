@@ -322,3 +322,22 @@ def test_validate_prints_one_line_per_invalid_file(shards: list[Path], capsys: p
     assert lines[0].startswith(f"{broken.absolute()}: ") or lines[0].startswith(f"{broken}: ")
     assert " more)" in lines[0]
     assert len(lines[0]) < 600
+
+
+def test_a_case_file_over_the_size_limit_is_a_problem_and_not_read(
+    shards: list[Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    huge = next(Path("shard-1").rglob("case.json"))
+    with huge.open("r+b") as fh:
+        fh.truncate(17 * 1024 * 1024)  # sparse: over the default 16 MiB, and not valid JSON if it were read
+    result = collect(shards)
+    assert [p.problem for p in result.problems] == [
+        f"too large: {17 * 1024 * 1024} bytes, over the {16 * 1024 * 1024}-byte limit (--max-case-bytes); not read"
+    ]
+    small = next(Path("shard-2").rglob("case.json"))
+    size = small.stat().st_size
+    assert main(["merge", *map(str, shards), "-o", "out", "--no-step-summary", "--max-case-bytes", str(size - 1)]) == 0
+    problems = json.loads(Path("out/index.json").read_text())["problems"]
+    assert any(p["problem"].startswith(f"too large: {size} bytes, over the {size - 1}-byte") for p in problems)
+    assert main(["validate", str(huge)]) == 1
+    assert capsys.readouterr().out.splitlines()[-2].endswith("(--max-case-bytes); not read")

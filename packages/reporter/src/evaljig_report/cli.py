@@ -12,7 +12,7 @@ import orjson
 
 from evaljig_report import atomic
 from evaljig_report.compare import CompareError, changes_json, check_tolerance, diff, load_outcomes, render_markdown
-from evaljig_report.discover import Collected, Problem, iter_cases
+from evaljig_report.discover import MAX_CASE_BYTES, Collected, Problem, iter_cases
 from evaljig_report.layout import MERGED_DIR
 from evaljig_report.merge import generated_at, merge
 from evaljig_report.schema import schema_errors
@@ -29,6 +29,7 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--validate", action="store_true", help="check every case file against the full JSON Schema")
     m.add_argument("--no-step-summary", action="store_true", help="do not append to $GITHUB_STEP_SUMMARY")
     m.add_argument("--allow-empty", action="store_true", help="exit 0 even when the inputs hold no case")
+    m.add_argument("--max-case-bytes", type=_size, default=MAX_CASE_BYTES, help=_SIZE_HELP)
     c = commands.add_parser("compare", help="what regressed, improved, appeared or disappeared between two runs")
     c.add_argument("base", type=Path, help="merged index.json, a merged/ or run folder")
     c.add_argument("new", type=Path)
@@ -43,7 +44,21 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--json", type=Path, metavar="FILE", help="also write every change as JSON")
     v = commands.add_parser("validate", help="check case files against the JSON Schema")
     v.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    v.add_argument("--max-case-bytes", type=_size, default=MAX_CASE_BYTES, help=_SIZE_HELP)
     return parser
+
+
+_SIZE_HELP = "case files larger than this are listed as problems, never read (default: %(default)s = 16 MiB)"
+
+
+def _size(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be a whole number of bytes > 0")
+    return value
 
 
 def _tolerance(text: str) -> float:
@@ -59,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _merge(args)
     if args.command == "compare":
         return _compare(args)
-    return _validate(args.paths)
+    return _validate(args.paths, args.max_case_bytes)
 
 
 def _latest_run(root: Path) -> Path | None:
@@ -82,7 +97,9 @@ def _merge(args: argparse.Namespace) -> int:
         print(f"evaljig-report: {exc}", file=sys.stderr)
         return 2
     out = args.out or (paths[0] / MERGED_DIR if len(paths) == 1 and paths[0].is_dir() else Path(MERGED_DIR))
-    result = merge(paths, out, validate=args.validate, step_summary=None, generated=generated)
+    result = merge(
+        paths, out, validate=args.validate, step_summary=None, generated=generated, max_bytes=args.max_case_bytes
+    )
     if not args.no_step_summary:
         _step_summary(result.summary.read_text(encoding="utf-8"))
     c = result.counts
@@ -130,10 +147,10 @@ def _step_summary(text: str) -> None:
         print(f"evaljig-report: warning: {warning}", file=sys.stderr)
 
 
-def _validate(paths: list[Path]) -> int:
+def _validate(paths: list[Path], max_bytes: int) -> int:
     bad = 0
     checked = 0
-    for item in iter_cases(paths):
+    for item in iter_cases(paths, max_bytes=max_bytes):
         if isinstance(item, Problem):
             bad += 1
             print(f"{item.path}: {item.problem}")

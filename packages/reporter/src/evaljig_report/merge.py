@@ -25,7 +25,7 @@ from pathlib import Path
 import orjson
 
 from evaljig_report import atomic
-from evaljig_report.discover import Collected, Found, Problem, iter_cases
+from evaljig_report.discover import MAX_CASE_BYTES, Collected, Found, Problem, iter_cases
 from evaljig_report.html import write_html
 from evaljig_report.junit import write_junit
 from evaljig_report.layout import RelativePaths, display_path
@@ -64,7 +64,9 @@ class MergeResult:
         return self.out_dir / SUMMARY_FILE
 
 
-def collect(inputs: Sequence[Path], *, skip: Iterable[Path] = (), validate: bool = False) -> MergeResult:
+def collect(
+    inputs: Sequence[Path], *, skip: Iterable[Path] = (), validate: bool = False, max_bytes: int = MAX_CASE_BYTES
+) -> MergeResult:
     """Read every case under ``inputs`` into rows; unusable files and conflicting results become problems.
 
     Everything is sorted, so the same files give the same result in any input order.
@@ -74,7 +76,7 @@ def collect(inputs: Sequence[Path], *, skip: Iterable[Path] = (), validate: bool
     result = MergeResult(Path(), [], problems, inputs=sorted(str(p) for p in inputs))
     collected: list[Collected] = []
     with _no_cyclic_gc():
-        for item in iter_cases(inputs, skip):
+        for item in iter_cases(inputs, skip, max_bytes=max_bytes):
             if isinstance(item, Problem):
                 problems.append(Problem(display_path(item.path), item.problem))
                 continue
@@ -199,6 +201,7 @@ def merge(
     validate: bool = False,
     step_summary: Path | None = None,
     generated: str | None = None,
+    max_bytes: int = MAX_CASE_BYTES,
 ) -> MergeResult:
     """Merge ``inputs`` into ``out_dir`` (index.json, summary.md, report.html, junit.xml).
 
@@ -206,7 +209,7 @@ def merge(
     """
     generated = generated or generated_at()
     out_dir.mkdir(parents=True, exist_ok=True)
-    result = collect(inputs, skip=[out_dir], validate=validate)
+    result = collect(inputs, skip=[out_dir], validate=validate, max_bytes=max_bytes)
     result.out_dir = out_dir
     stats = MetricStats.of(result.rows)
     write_index(out_dir / INDEX_FILE, result, generated)
