@@ -75,7 +75,12 @@ class Recorder:
         errors += [problem] if problem else []
         error = fields.get("error")
         if error:
-            errors.append(f"{metric['name']}: {error}")
+            # ``error_source: tool``: one tool run failed every metric of the case; say so once, not per metric
+            from_tool = fields.get("error_source") == "tool"
+            errors.append(f"tool raised: {error}" if from_tool else f"{metric['name']}: {error}")
+            if isinstance(fields.get("traceback"), str) and fields["traceback"]:
+                where = "tool" if from_tool else f"metric:{metric['name']}"
+                state.add_traceback(where, str(error), fields["traceback"])
         metric.update(nodeid=nodeid, duration_s=max(0.0, float(duration)), error=str(error) if error else None)
         state.add_metric(metric)
 
