@@ -223,5 +223,7 @@ def _remove_empty(*folders: Path) -> None:
     for folder in folders:
         try:
             folder.rmdir()
+        except FileNotFoundError:
+            continue
         except OSError:
             return
