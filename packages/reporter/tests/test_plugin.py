@@ -10,6 +10,8 @@ import pytest
 
 from evaljig_report import schema_errors
 
+from .conftest import report_suite
+
 EVAL_TESTS = """
 import pytest
 
@@ -59,10 +61,7 @@ def by_case(docs: list[dict[str, Any]]) -> dict[str, list[str]]:
 
 @pytest.fixture
 def evals(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    pytester.makepyfile(test_evals=EVAL_TESTS)
-    monkeypatch.setenv("EVALJIG_RUN", "r1")
-    monkeypatch.setenv("EVALJIG_SESSION", "tests")
-    return pytester
+    return report_suite(pytester, monkeypatch, test_evals=EVAL_TESTS)
 
 
 def test_records_contract_cases_only_by_default(evals: pytest.Pytester) -> None:

@@ -11,6 +11,8 @@ import pytest
 
 from evaljig_report import collect, merge
 
+from .conftest import report_suite
+
 SUITE = """
 import os
 from pathlib import Path
@@ -58,10 +60,7 @@ class TestWeather(ToolEval):
 
 @pytest.fixture
 def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    pytester.makepyfile(test_weather=SUITE)
-    monkeypatch.setenv("EVALJIG_RUN", "r1")
-    monkeypatch.setenv("EVALJIG_SESSION", "tests")
-    return pytester
+    return report_suite(pytester, monkeypatch, test_weather=SUITE)
 
 
 def tool_runs(suite: pytest.Pytester) -> list[tuple[str, str]]:
