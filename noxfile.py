@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-from datetime import UTC, datetime
 from pathlib import Path
 
 import nox
@@ -30,12 +29,21 @@ OFFLINE_ENV = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1", "H
 
 
 def _run_id() -> str:
-    """EVALJIG_RUN, else the GitHub run and attempt, else a UTC timestamp (as ``evaljig_report.run_id``)."""
-    if os.environ.get("EVALJIG_RUN"):
-        return os.environ["EVALJIG_RUN"]
-    if os.environ.get("GITHUB_RUN_ID"):
-        return f"{os.environ['GITHUB_RUN_ID']}-{os.environ.get('GITHUB_RUN_ATTEMPT', '1')}"
-    return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    """The run id from the plugin's own helper (``evaljig_report/runid.py``, stdlib only, loaded by path).
+
+    nox's venv does not have the workspace installed; one helper keeps the sanitising and the
+    same-second suffix (a timestamp run folder is claimed exclusively) identical in both places.
+    """
+    import importlib.util
+
+    path = Path(__file__).parent / "packages" / "reporter" / "src" / "evaljig_report" / "runid.py"
+    spec = importlib.util.spec_from_file_location("_evaljig_runid", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    run: str = module.claim_run(Path(__file__).parent / "reports")
+    return run
 
 
 #: Every session of one nox invocation reports into reports/<RUN>/<session>/.

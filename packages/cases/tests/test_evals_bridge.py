@@ -8,7 +8,18 @@ from dataclasses import dataclass
 from pydantic_evals import Dataset
 from pydantic_evals.evaluators import EqualsExpected, Evaluator, EvaluatorContext
 
-from evaljig_cases import CodeCase, collect_cases, private_event_loop, to_pydantic_evals
+from evaljig_cases import (
+    CodeCase,
+    EvalCase,
+    FunctionCall,
+    Inference,
+    Metric,
+    MetricEvaluator,
+    MetricResult,
+    collect_cases,
+    private_event_loop,
+    to_pydantic_evals,
+)
 
 
 @dataclass
@@ -67,3 +78,23 @@ def test_evaluate_sync_scores_every_case() -> None:
     text = report.render(width=100, include_durations=False)
     assert "Evaluation Summary: sum" in text
     assert "WrongOnPurpose" in text
+
+
+class Closeness(Metric):
+    def evaluate(self, case: EvalCase, inference: Inference) -> MetricResult:
+        score = 1.0 / (1 + abs(inference["answer"] - case.expectations["answer"]))
+        return self.passed(score=score) if score == 1.0 else self.failed("off", score=score)
+
+
+def test_data_cases_take_numeric_scores_into_pydantic_evals() -> None:
+    data = [
+        EvalCase(id="exact", tool_id="calc", function_call=FunctionCall(name="add"), expectations={"answer": 4}),
+        EvalCase(id="off-by-three", tool_id="calc", function_call=FunctionCall(name="add"), expectations={"answer": 7}),
+    ]
+    dataset = to_pydantic_evals(data, name="calc", evaluators=[MetricEvaluator(Closeness())])
+    with private_event_loop():
+        report = dataset.evaluate_sync(lambda case: {"answer": 4}, progress=False)
+    scores = {case.name: {k: v.value for k, v in case.scores.items()} for case in report.cases}
+    verdicts = {case.name: {k: v.value for k, v in case.assertions.items()} for case in report.cases}
+    assert scores == {"exact": {"closeness_score": 1.0}, "off-by-three": {"closeness_score": 0.25}}
+    assert verdicts == {"exact": {"closeness": True}, "off-by-three": {"closeness": False}}

@@ -113,6 +113,15 @@ class TestPatched(ToolEval):
         return {"rows": helper.load("table")}
 
 
+class TestOtherTool(ToolEval):
+    tool_id = "something-else"
+    cases = TestOutcomes.cases
+    metrics = [Match()]
+
+    def run_tool(self, case):
+        return echo(self, case)
+
+
 def test_patches_are_restored_after_the_class():
     assert helper.load is helper.REAL
 """
@@ -202,7 +211,7 @@ def test_records_follow_the_contract(suite: pytest.Pytester, golden: Any) -> Non
     found = records(reprec)
     assert len(found) == 10  # every metric item records, whatever its outcome
     for record in found.values():
-        assert list(record) == ["suite", "case_id", "case", "inference", "metric", "error"]
+        assert list(record) == ["suite", "case_id", "case", "inference", "metric", "error", "error_source", "traceback"]
         assert json.loads(json.dumps(record)) == record  # plain JSON values only
         assert CaseRecord.model_validate(record).model_dump(mode="json") == record
         assert record["suite"] == "test_suite.py::TestOutcomes"
@@ -296,3 +305,62 @@ def test_records_are_valid_utf8_whatever_the_tool_returned() -> None:
     _, value = record.to_property()
     assert value["inference"] == {"text": "bad \ufffd byte", "rows": [{"name": "\ufffd", "n": 1 << 70}]}
     json.dumps(value, ensure_ascii=False).encode("utf-8")
+
+
+def test_tool_and_metric_tracebacks_reach_the_record_and_the_tb_output(suite: pytest.Pytester) -> None:
+    reprec = suite.inline_run("-k", "TestOutcomes", *INNER_ARGS)
+    found = records(reprec)
+    tool = found["TestOutcomes::test_metric[broken-match]"]
+    assert tool["error_source"] == "tool"
+    assert tool["traceback"].splitlines()[-3:] == [
+        '  File "test_suite.py", line 20, in echo',
+        '    raise ValueError(f"tool exploded on {case.id}")',
+        "ValueError: tool exploded on broken",
+    ]
+    assert "evaljig_cases" not in tool["traceback"]  # only the user's frames
+    calls_ = [r for r in reprec.getreports("pytest_runtest_logreport") if r.when == "call"]
+    failed = {r.nodeid.split("[")[1].rstrip("]"): r for r in calls_}
+    assert 'raise KeyError("metric exploded")' in str(failed["metric_error-explodes"].longrepr)
+
+
+TYPO_SUITE = """
+from evaljig_cases import Metric, ToolEval, load_cases
+
+
+class Ok(Metric):
+    def evaluate(self, case, inference):
+        return self.passed()
+
+
+class TestWeather(ToolEval):
+    tool_id = "weather"
+    cases = load_cases("cases")
+    metrics = [Ok()]
+
+    def run_tool(self, case):
+        return {}
+
+
+class TestCalendar(TestWeather):
+    tool_id = "calendar"
+"""
+
+
+def test_a_case_whose_tool_id_no_class_runs_is_a_collection_error(pytester: pytest.Pytester) -> None:
+    (pytester.path / "cases").mkdir()
+    (pytester.path / "cases" / "weather.yaml").write_text(
+        "- {id: paris, tool_id: weather, function_call: {name: forecast}}\n"
+        "- {id: rome, tool_id: wether, function_call: {name: forecast}}\n"
+        "- {id: standup, tool_id: calendar, function_call: {name: book}}\n"
+    )
+    pytester.makepyfile(test_typo=TYPO_SUITE)
+    result = pytester.runpytest(*INNER_ARGS)
+    result.assert_outcomes(errors=1)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR collecting test_typo.py*",
+            "cases/weather.yaml: case 'rome' has tool_id 'wether', which no test class runs "
+            "(known tool ids: calendar, weather)",
+        ]
+    )

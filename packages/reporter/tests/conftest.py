@@ -96,3 +96,11 @@ def populate(tmp_path: Path) -> Populate:
         return layout.root / run
 
     return write
+
+
+def report_suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, **files: str) -> pytest.Pytester:
+    """Test files under pytester, reporting into ``reports/r1/tests``."""
+    pytester.makepyfile(**files)
+    monkeypatch.setenv("EVALJIG_RUN", "r1")
+    monkeypatch.setenv("EVALJIG_SESSION", "tests")
+    return pytester

@@ -135,3 +135,61 @@ def test_tolerance_must_be_a_finite_number_not_below_zero(
         main(["compare", str(base), str(new), "--tolerance", tolerance])
     assert exit_info.value.code == 2
     assert f"argument --tolerance: {tolerance!r}: must be a finite number >= 0" in capsys.readouterr().err
+
+
+def test_a_disappeared_case_fails_the_gate_unless_allowed(
+    runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, _ = runs
+    only_gone_missing = base.parent / "same-but-gone"
+    new = json.loads((base / "merged" / "index.json").read_text())
+    new["cases"] = [row for row in new["cases"] if row["case_id"] != "gone"]
+    only_gone_missing.write_text(json.dumps(new))
+    assert main(["compare", str(base), str(only_gone_missing), "--fail-on-regression"]) == 1
+    captured = capsys.readouterr()
+    assert "### Disappeared (1)" in captured.out
+    assert captured.err == "evaljig-report: compare failed: disappeared (see the table above)\n"
+    assert main(["compare", str(base), str(only_gone_missing), "--fail-on-regression", "--allow-missing"]) == 0
+
+
+def test_a_case_that_turned_error_without_metrics_fails_the_gate(
+    runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, _ = runs
+    index = json.loads((base / "merged" / "index.json").read_text())
+    for row in index["cases"]:
+        if row["case_id"] == "steady":
+            row.update(status="error", metrics=[], errors=["worker gw1 crashed while running it"])
+    crashed = base.parent / "crashed.json"
+    crashed.write_text(json.dumps(index))
+    assert main(["compare", str(base), str(crashed), "--fail-on-regression", "--allow-missing"]) == 1
+    assert "| (case) | pass | error |" in capsys.readouterr().out
+
+
+def test_compare_writes_its_table_to_the_step_summary(
+    runs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, new = runs
+    step = tmp_path / "step.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step))
+    main(["compare", str(base), str(new)])
+    assert step.read_text() == capsys.readouterr().out
+    assert step.read_text().startswith("## evaljig compare: 2 regressed")
+
+
+def test_a_step_summary_in_a_missing_folder_is_a_warning(
+    runs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, new = runs
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "no-such-folder" / "step.md"))
+    assert main(["compare", str(base), str(new)]) == 0
+    assert main(["merge", str(base)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert (
+        err
+        == [
+            f"evaljig-report: warning: cannot append to GITHUB_STEP_SUMMARY "
+            f"{str(tmp_path / 'no-such-folder' / 'step.md')!r}: No such file or directory"
+        ]
+        * 2
+    )

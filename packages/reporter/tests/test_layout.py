@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+import importlib.util
+import sys
 from datetime import UTC, datetime
+from pathlib import Path
+from unittest.mock import MagicMock
 
 import pytest
 
-from evaljig_report.layout import case_dirname, run_id, safe_segment, session_name
+from evaljig_report.layout import case_dirname, claim_run, run_id, safe_segment, session_name
 
 
 @pytest.mark.parametrize(
@@ -39,3 +43,36 @@ def test_case_dirname_is_unique_and_bounded() -> None:
     assert a != b
     assert len(case_dirname("t.py::A" * 50, "x" * 500)) <= 91
     assert "/" not in a
+
+
+def test_two_runs_in_the_same_second_get_different_folders(tmp_path: Path) -> None:
+    now = datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
+    first, second = claim_run(tmp_path, {}, now), claim_run(tmp_path, {}, now)
+    assert (first, second) == ("20250102T030405Z", "20250102T030405Z-2")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [first, second]
+    assert claim_run(tmp_path, {"EVALJIG_RUN": "shared"}, now) == "shared"  # an explicit id is shared on purpose
+
+
+def test_two_pytest_runs_in_the_same_second_get_different_folders(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(test_one="def test_one():\n    pass\n")
+    monkeypatch.setenv("EVALJIG_ALL_TESTS", "1")
+    monkeypatch.setattr("evaljig_report.runid.run_id", lambda env=None, now=None: "20250102T030405Z")
+    pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    runs = sorted(p.name for p in (pytester.path / "reports").iterdir())
+    assert runs == ["20250102T030405Z", "20250102T030405Z-2"]
+
+
+def test_the_noxfile_derives_run_ids_with_the_plugins_helper(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The noxfile loads ``evaljig_report/runid.py`` by path (nox's venv lacks the workspace)."""
+    monkeypatch.setitem(sys.modules, "nox", MagicMock())  # nox itself is not installed in the test venv
+    monkeypatch.setenv("EVALJIG_RUN", "team run #1/../x")
+    noxfile = Path(__file__).parents[3] / "noxfile.py"
+    spec = importlib.util.spec_from_file_location("_noxfile_under_test", noxfile)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.RUN == run_id() == "team_run_1_.._x"

@@ -300,3 +300,44 @@ def test_validate_command(shards: list[Path], capsys: pytest.CaptureFixture[str]
     broken.write_text('{"schema_version": 1}')
     assert main(["validate", *map(str, shards)]) == 1
     assert "is a required property" in capsys.readouterr().out
+
+
+def test_an_empty_merge_exits_non_zero_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    empty = tmp_path / "reports" / "run1"
+    empty.mkdir(parents=True)
+    assert main(["merge", str(empty), "--no-step-summary"]) == 1
+    err = capsys.readouterr().err
+    assert err == f"evaljig-report: no case found in {empty}: an empty merge is not a pass (--allow-empty)\n"
+    assert main(["merge", str(empty), "--no-step-summary", "--allow-empty"]) == 0
+    assert main(["merge", "--latest", str(tmp_path / "nothing-here"), "--no-step-summary"]) == 1
+    assert main(["merge", "--latest", str(tmp_path / "nothing-here"), "--allow-empty"]) == 0
+
+
+def test_validate_prints_one_line_per_invalid_file(shards: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
+    broken = next(Path("shard-1").rglob("case.json"))
+    broken.write_text('{"schema_version": 1, "status": "' + "x\\n" * 5000 + '"}')
+    assert main(["validate", *map(str, shards)]) == 1
+    lines = [line for line in capsys.readouterr().out.splitlines() if not line.startswith("evaljig-report:")]
+    assert len(lines) == 1
+    assert lines[0].startswith(f"{broken.absolute()}: ") or lines[0].startswith(f"{broken}: ")
+    assert " more)" in lines[0]
+    assert len(lines[0]) < 600
+
+
+def test_a_case_file_over_the_size_limit_is_a_problem_and_not_read(
+    shards: list[Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    huge = next(Path("shard-1").rglob("case.json"))
+    with huge.open("r+b") as fh:
+        fh.truncate(17 * 1024 * 1024)  # sparse: over the default 16 MiB, and not valid JSON if it were read
+    result = collect(shards)
+    assert [p.problem for p in result.problems] == [
+        f"too large: {17 * 1024 * 1024} bytes, over the {16 * 1024 * 1024}-byte limit (--max-case-bytes); not read"
+    ]
+    small = next(Path("shard-2").rglob("case.json"))
+    size = small.stat().st_size
+    assert main(["merge", *map(str, shards), "-o", "out", "--no-step-summary", "--max-case-bytes", str(size - 1)]) == 0
+    problems = json.loads(Path("out/index.json").read_text())["problems"]
+    assert any(p["problem"].startswith(f"too large: {size} bytes, over the {size - 1}-byte") for p in problems)
+    assert main(["validate", str(huge)]) == 1
+    assert capsys.readouterr().out.splitlines()[-2].endswith("(--max-case-bytes); not read")

@@ -10,6 +10,8 @@ import pytest
 
 from evaljig_report import schema_errors
 
+from .conftest import report_suite
+
 EVAL_TESTS = """
 import pytest
 
@@ -59,10 +61,7 @@ def by_case(docs: list[dict[str, Any]]) -> dict[str, list[str]]:
 
 @pytest.fixture
 def evals(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    pytester.makepyfile(test_evals=EVAL_TESTS)
-    monkeypatch.setenv("EVALJIG_RUN", "r1")
-    monkeypatch.setenv("EVALJIG_SESSION", "tests")
-    return pytester
+    return report_suite(pytester, monkeypatch, test_evals=EVAL_TESTS)
 
 
 def test_records_contract_cases_only_by_default(evals: pytest.Pytester) -> None:
@@ -168,3 +167,10 @@ def test_dist_without_workers_records_in_this_process(evals: pytest.Pytester) ->
     session = evals.path / "reports" / "r1" / "tests"
     assert by_case(case_files(session)) == {c: ["exact", "judge"] for c in ("alpha", "beta", "delta", "gamma")}
     assert json.loads((session / "main" / "index.json").read_text())["totals"] == {"pass": 3, "fail": 1}
+
+
+def test_an_xdist_run_without_eval_cases_leaves_no_folder(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
+    result = pytester.runpytest_subprocess("-p", "xdist", "-n", "2", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert list((pytester.path / "reports").iterdir()) == []

@@ -159,3 +159,30 @@ def test_nothing_recorded_writes_nothing(tmp_path: Path) -> None:
     assert Recorder(Layout(tmp_path, "r", "s", "w")).write_index() is None
     assert write_session_index(Layout(tmp_path, "r", "s", "main")) is None
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_tool_error_and_its_traceback_are_kept_once_per_case(recorder: Recorder) -> None:
+    trace = 'Traceback (most recent call last):\n  File "tools.py", line 3, in run\n    raise ValueError("boom")\n'
+    trace += "ValueError: boom"
+    for metric in ("exact", "judge", "length"):
+        record = make_record("c1", metric, "fail", error="ValueError: boom")
+        record.update(error_source="tool", traceback=trace)
+        path = recorder.add_record(record, nodeid=f"t.py::T::test_metric[c1-{metric}]")
+    metric_error = make_record("c1", "extra", "fail", error="KeyError: 'x'")
+    metric_error.update(error_source="metric", traceback="Traceback ...\nKeyError: 'x'")
+    path = recorder.add_record(metric_error, nodeid="t.py::T::test_metric[c1-extra]")
+    doc = load(path)
+    assert doc["errors"] == ["tool raised: ValueError: boom", "extra: KeyError: 'x'"]
+    assert doc["tracebacks"] == [
+        {"where": "tool", "message": "ValueError: boom", "traceback": trace},
+        {"where": "metric:extra", "message": "KeyError: 'x'", "traceback": "Traceback ...\nKeyError: 'x'"},
+    ]
+    assert schema_errors(doc) == []
+
+
+def test_a_huge_traceback_is_cut_to_its_end(recorder: Recorder) -> None:
+    record = make_record("c1", "exact", "fail", error="ValueError: boom")
+    record.update(error_source="tool", traceback="x" * 100_000 + "ValueError: boom")
+    (entry,) = load(recorder.add_record(record, nodeid="t.py::T::test_metric[c1-exact]"))["tracebacks"]
+    assert len(entry["traceback"]) == 8000
+    assert entry["traceback"].endswith("ValueError: boom")

@@ -6,7 +6,7 @@ Kept in its own module because importing pydantic_evals costs seconds; nothing e
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -15,6 +15,7 @@ from pydantic_evals import Case, Dataset
 from pydantic_evals.evaluators import EvaluationReason, Evaluator, EvaluatorContext, EvaluatorOutput
 
 from evaljig_cases.code_cases import CodeCase, collect_cases
+from evaljig_cases.loading import ensure_unique_ids
 from evaljig_cases.metrics import Metric
 from evaljig_cases.models import EvalCase
 
@@ -24,30 +25,55 @@ MetadataT = TypeVar("MetadataT")
 
 
 def to_pydantic_evals(
-    base: type[CodeCase[InputsT, OutputT, MetadataT]],
+    base: type[CodeCase[InputsT, OutputT, MetadataT]] | Iterable[EvalCase],
     *,
     name: str | None = None,
-    evaluators: Sequence[Evaluator[InputsT, OutputT, MetadataT]] = (),
-) -> Dataset[InputsT, OutputT, MetadataT]:
-    """Every case under ``base`` (``collect_cases`` order) as a Dataset named after ``base`` by default."""
-    cases = [
-        Case(
-            name=case.name,
-            inputs=case.inputs,
-            expected_output=case.expected_output,
-            metadata=case.metadata,
-            evaluators=list(case.evaluators),
-        )
-        for case in collect_cases(base)
-    ]
-    return Dataset(name=name or base.__name__, cases=cases, evaluators=evaluators)
+    evaluators: Sequence[Evaluator[Any, Any, Any]] = (),
+) -> Dataset[Any, Any, Any]:
+    """Cases as a ``pydantic_evals.Dataset``: every code-defined case under ``base`` (``collect_cases`` order,
+    named after ``base`` by default), or data cases (``load_cases(...)``; named ``cases`` by default).
+
+    A data case becomes the same shape as a ``ToolCase``: inputs are the ``EvalCase``, the expected
+    output its ``expectations``, the metadata its ``tool_id`` and ``description``.
+    """
+    if isinstance(base, type):
+        cases = [
+            Case(
+                name=case.name,
+                inputs=case.inputs,
+                expected_output=case.expected_output,
+                metadata=case.metadata,
+                evaluators=list(case.evaluators),
+            )
+            for case in collect_cases(base)
+        ]
+        return Dataset(name=name or base.__name__, cases=cases, evaluators=evaluators)
+    data_cases = list(base)
+    wrong = [type(c).__name__ for c in data_cases if not isinstance(c, EvalCase)]
+    if wrong:
+        raise TypeError(f"to_pydantic_evals takes a CodeCase class or EvalCase objects, got {', '.join(wrong)}")
+    ensure_unique_ids(data_cases)
+    return Dataset(
+        name=name or "cases",
+        cases=[
+            Case(
+                name=case.id,
+                inputs=case,
+                expected_output=dict(case.expectations),
+                metadata={"tool_id": case.tool_id, "description": case.description},
+            )
+            for case in data_cases
+        ],
+        evaluators=evaluators,
+    )
 
 
 @dataclass(repr=False)
 class MetricEvaluator(Evaluator[EvalCase, Any, Any]):
     """A ``Metric`` as a pydantic-evals evaluator over ``ToolCase`` datasets (inputs are ``EvalCase``).
 
-    pass/fail become an assertion with the metric's reason; skip produces no result.
+    pass/fail become an assertion named after the metric, with its reason; a numeric score is also
+    reported as the score ``<metric>_score``; skip produces no result.
     """
 
     metric: Metric
@@ -59,7 +85,10 @@ class MetricEvaluator(Evaluator[EvalCase, Any, Any]):
         result = await self.metric.measure_async(ctx.inputs, ctx.output)
         if result.status == "skip":
             return {}
-        return EvaluationReason(value=result.status == "pass", reason=result.reason or None)
+        verdict = EvaluationReason(value=result.status == "pass", reason=result.reason or None)
+        if result.score is None:
+            return verdict
+        return {self.metric.name: verdict, f"{self.metric.name}_score": float(result.score)}
 
 
 @contextmanager

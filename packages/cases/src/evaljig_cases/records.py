@@ -7,7 +7,7 @@ plain JSON values only, so it survives xdist's report serialization and junitxml
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -46,6 +46,10 @@ class CaseRecord(BaseModel):
     metric: MetricResult
     error: str | None = None
     """Set when the tool or the metric raised; the metric status is then ``fail``."""
+    error_source: Literal["tool", "metric"] | None = None
+    """Which one raised: a tool error is the same for every metric of the case (reports show it once)."""
+    traceback: str | None = None
+    """The user frames of that exception (file, line, code; no local variables)."""
 
     def to_property(self) -> tuple[str, dict[str, Any]]:
         """The ``(key, value)`` pair appended to ``item.user_properties``."""

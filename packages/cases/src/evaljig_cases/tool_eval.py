@@ -5,24 +5,25 @@ inherited ``test_metric`` is parametrized over cases (class scope) and metrics, 
 case and the class-scoped ``evaljig_run`` fixture runs the tool once per case, with the declared
 ``patches`` active from before the tool runs until the case's last metric item is done.
 
-Under xdist the once-per-class guarantee holds per worker: with ``--dist load`` a class's items may
-land on several workers, each running the tool once for the cases it received; ``--dist loadscope``
-keeps a class on one worker, so the tool runs exactly once per (class, case).
+Under xdist the reporter plugin schedules all items of one case (recognised by the ``evaljig_case``
+parameter) on one worker when ``--dist load`` (``-n``'s default) is used, so the tool runs exactly
+once per (class, case) while different cases spread over the workers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import pytest
 
 from evaljig_cases.loading import ensure_unique_ids
 from evaljig_cases.metrics import Metric, MetricResult
 from evaljig_cases.models import EvalCase
+from evaljig_cases.pytest_plugin import ToolClass, register
 from evaljig_cases.records import CaseRecord, valid_text
-from evaljig_cases.tool_run import ToolOutput, ToolRun, describe_exception, run_tool
+from evaljig_cases.tool_run import ToolOutput, ToolRun, describe_exception, run_tool, user_traceback
 
 #: ``"package.module.attribute" -> factory(case) -> replacement``, applied with ``MonkeyPatch.setattr``.
 PatchFactory = Callable[[EvalCase], object]
@@ -77,6 +78,10 @@ class ToolEval:
         names = [m.name for m in metrics]
         if len(set(names)) != len(names):
             raise ValueError(f"{type(self).__qualname__}: metric names must be unique, got {names}")
+        module = metafunc.definition.getparent(pytest.Module)
+        class_nodeid = metafunc.definition.nodeid.rsplit("::", 1)[0]
+        tool_class = ToolClass(module.nodeid if module else class_nodeid, self.tool_id, tuple(self.cases))
+        register(metafunc.config, class_nodeid, tool_class)  # checked once the session is collected
         metafunc.parametrize("evaljig_case", cases, ids=[c.id for c in cases], scope="class")
         metafunc.parametrize("evaljig_metric", metrics, ids=names)
 
@@ -95,7 +100,8 @@ class ToolEval:
 
 def evaluate_and_record(item: pytest.Item, run: ToolRun, metric: Metric) -> MetricResult:
     """Judge ``run`` with ``metric``, append the ``CaseRecord`` to ``item.user_properties``, then pass/fail/skip."""
-    error = run.error
+    source: Literal["tool", "metric"] = "tool"
+    error, trace = run.error, run.traceback
     if error is not None:
         result = MetricResult(name=metric.name, status="fail", score=None, reason=f"tool raised: {error}")
     else:
@@ -103,7 +109,7 @@ def evaluate_and_record(item: pytest.Item, run: ToolRun, metric: Metric) -> Metr
         try:
             result = metric.measure(run.case, run.inference)
         except Exception as exc:
-            error = describe_exception(exc)
+            error, source, trace = describe_exception(exc), "metric", user_traceback(exc)
             result = MetricResult(name=metric.name, status="fail", score=None, reason=f"metric raised: {error}")
     record = CaseRecord(
         suite=suite_of(item),
@@ -112,10 +118,13 @@ def evaluate_and_record(item: pytest.Item, run: ToolRun, metric: Metric) -> Metr
         inference=run.inference,
         metric=result,
         error=error,
+        error_source=source if error is not None else None,
+        traceback=trace if error is not None else None,
     )
     item.user_properties.append(record.to_property())
     if result.status == "fail":
-        pytest.fail(valid_text(f"{result.name}: {result.reason or 'failed'}"), pytrace=False)
+        shown = f"\n\n{trace}" if error is not None and trace else ""  # --tb shows where the tool or metric raised
+        pytest.fail(valid_text(f"{result.name}: {result.reason or 'failed'}{shown}"), pytrace=False)
     if result.status == "skip":
         pytest.skip(valid_text(f"{result.name}: {result.reason or 'skipped'}"))
     return result

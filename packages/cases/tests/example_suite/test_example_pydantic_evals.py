@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from evaljig_cases import EvalCase, MetricEvaluator, private_event_loop
+from evaljig_cases import EvalCase, MetricEvaluator, load_cases, private_event_loop, to_pydantic_evals
 
 from .code_cases import CodeToolCase
-from .suite import METRICS, CodeToolEval
+from .suite import CASES_DIR, METRICS, CodeToolEval
 
 
 def code_tool(case: EvalCase) -> dict[str, Any]:
@@ -51,3 +51,19 @@ def test_evaluate_sync_prints_the_report(golden: Any) -> None:
     assert all(result.value is True for case in report.cases for result in case.assertions.values())
     text = report.render(width=120, include_durations=False, include_reasons=True)
     assert golden == normalized(text)
+
+
+def test_data_cases_from_yaml_and_json_run_with_scores() -> None:
+    data_cases = load_cases(CASES_DIR)
+    dataset = to_pydantic_evals(data_cases, evaluators=[MetricEvaluator(m) for m in METRICS])
+    assert dataset.name == "cases"
+    assert [c.name for c in dataset.cases] == [c.id for c in data_cases]
+    assert dataset.cases[0].inputs is data_cases[0]
+    assert dataset.cases[0].expected_output == data_cases[0].expectations
+    with private_event_loop():
+        report = dataset.evaluate_sync(code_tool, max_concurrency=1, progress=False)
+    assert not report.failures
+    for case in report.cases:  # a metric that skips (no numeric expectation) reports nothing
+        assert {"artifact_presence", "function_name_match"} <= set(case.assertions)
+        assert {k: v.value for k, v in case.scores.items()} == {f"{name}_score": 1.0 for name in case.assertions}
+    assert any("answer_within_tolerance_score" in case.scores for case in report.cases)

@@ -23,6 +23,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _INT64 = range(-(2**63), 2**64)  # what orjson writes
 _DOUBLE_BITS = 1023  # larger integers overflow a double: readers (orjson) would reject the file
 _MAX_DEPTH = 200
+#: A traceback kept in case.json is cut to this many characters (its end: the frames nearest the error).
+MAX_TRACEBACK = 8000
 
 
 def _fallback(value: object) -> str:
@@ -120,6 +122,7 @@ class CaseState:
     metrics: list[dict[str, Any]] = field(default_factory=list)
     artifacts: list[dict[str, Any]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    tracebacks: list[dict[str, str]] = field(default_factory=list)
     names: NameRegistry = field(default_factory=NameRegistry)
     inference_seen: bool = False
 
@@ -156,6 +159,13 @@ class CaseState:
                 response["artifacts"] = proposal.file_refs(written)
         self.errors.extend(errors)
 
+    def add_traceback(self, where: str, message: str, traceback: str) -> None:
+        """Keep a tool or metric traceback once per case: the same error raised for every metric is one entry."""
+        if len(traceback) > MAX_TRACEBACK:
+            traceback = "…" + traceback[-(MAX_TRACEBACK - 1) :]
+        if not any(t["message"] == message and t["traceback"] == traceback for t in self.tracebacks):
+            self.tracebacks.append({"where": where, "message": message, "traceback": traceback})
+
     def add_metric(self, metric: dict[str, Any]) -> None:
         """A metric recorded again by the same test (a rerun) replaces the earlier one of the same name.
 
@@ -188,6 +198,7 @@ class CaseState:
             "metrics": self.metrics,
             "artifacts": self.artifacts,
             "errors": self.errors,
+            **({"tracebacks": self.tracebacks} if self.tracebacks else {}),
             "updated_at": datetime.now(UTC).isoformat(timespec="milliseconds"),
         }
 

@@ -12,10 +12,11 @@ import orjson
 
 from evaljig_report import atomic
 from evaljig_report.compare import CompareError, changes_json, check_tolerance, diff, load_outcomes, render_markdown
-from evaljig_report.discover import Problem, iter_cases
+from evaljig_report.discover import MAX_CASE_BYTES, Collected, Problem, iter_cases
 from evaljig_report.layout import MERGED_DIR
 from evaljig_report.merge import generated_at, merge
 from evaljig_report.schema import schema_errors
+from evaljig_report.summary import append_step_summary
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -27,15 +28,37 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--latest", action="store_true", help="each PATH is a reports root: merge its newest run folder")
     m.add_argument("--validate", action="store_true", help="check every case file against the full JSON Schema")
     m.add_argument("--no-step-summary", action="store_true", help="do not append to $GITHUB_STEP_SUMMARY")
+    m.add_argument("--allow-empty", action="store_true", help="exit 0 even when the inputs hold no case")
+    m.add_argument("--max-case-bytes", type=_size, default=MAX_CASE_BYTES, help=_SIZE_HELP)
     c = commands.add_parser("compare", help="what regressed, improved, appeared or disappeared between two runs")
     c.add_argument("base", type=Path, help="merged index.json, a merged/ or run folder")
     c.add_argument("new", type=Path)
-    c.add_argument("--fail-on-regression", action="store_true", help="exit 1 when anything regressed")
+    c.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="exit 1 when anything regressed or a case or metric of BASE is missing from NEW",
+    )
+    c.add_argument("--allow-missing", action="store_true", help="with --fail-on-regression: disappearances pass")
+    c.add_argument("--no-step-summary", action="store_true", help="do not append to $GITHUB_STEP_SUMMARY")
     c.add_argument("--tolerance", type=_tolerance, default=0.0, help="score drop ignored (default: %(default)s)")
     c.add_argument("--json", type=Path, metavar="FILE", help="also write every change as JSON")
     v = commands.add_parser("validate", help="check case files against the JSON Schema")
     v.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    v.add_argument("--max-case-bytes", type=_size, default=MAX_CASE_BYTES, help=_SIZE_HELP)
     return parser
+
+
+_SIZE_HELP = "case files larger than this are listed as problems, never read (default: %(default)s = 16 MiB)"
+
+
+def _size(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be a whole number of bytes > 0")
+    return value
 
 
 def _tolerance(text: str) -> float:
@@ -51,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _merge(args)
     if args.command == "compare":
         return _compare(args)
-    return _validate(args.paths)
+    return _validate(args.paths, args.max_case_bytes)
 
 
 def _latest_run(root: Path) -> Path | None:
@@ -66,7 +89,7 @@ def _merge(args: argparse.Namespace) -> int:
         missing = [str(p) for p, run in zip(paths, latest, strict=True) if run is None]
         if missing:
             print(f"evaljig-report: no run folder under {', '.join(missing)}; nothing to merge", file=sys.stderr)
-            return 0
+            return 0 if args.allow_empty else 1
         paths = [run for run in latest if run is not None]
     try:
         generated = generated_at()
@@ -74,9 +97,11 @@ def _merge(args: argparse.Namespace) -> int:
         print(f"evaljig-report: {exc}", file=sys.stderr)
         return 2
     out = args.out or (paths[0] / MERGED_DIR if len(paths) == 1 and paths[0].is_dir() else Path(MERGED_DIR))
-    step = os.environ.get("GITHUB_STEP_SUMMARY")
-    step_summary = Path(step) if step and not args.no_step_summary else None
-    result = merge(paths, out, validate=args.validate, step_summary=step_summary, generated=generated)
+    result = merge(
+        paths, out, validate=args.validate, step_summary=None, generated=generated, max_bytes=args.max_case_bytes
+    )
+    if not args.no_step_summary:
+        _step_summary(result.summary.read_text(encoding="utf-8"))
     c = result.counts
     print(
         f"evaljig-report: {len(result.rows)} cases ({c['pass']} pass, {c['fail']} fail, {c['error']} error, "
@@ -86,6 +111,12 @@ def _merge(args: argparse.Namespace) -> int:
     for problem in result.problems[:20]:
         print(f"  problem: {problem.path}: {problem.problem}")
     print(f"report: {result.html.resolve()}")
+    if not result.rows and not args.allow_empty:
+        where = ", ".join(str(p) for p in paths)
+        print(
+            f"evaljig-report: no case found in {where}: an empty merge is not a pass (--allow-empty)", file=sys.stderr
+        )
+        return 1
     return 0
 
 
@@ -96,20 +127,35 @@ def _compare(args: argparse.Namespace) -> int:
         print(f"evaljig-report: {exc}", file=sys.stderr)
         return 2
     changes = list(diff(base, new, args.tolerance))
-    sys.stdout.write(render_markdown(changes, base, new))
+    table = render_markdown(changes, base, new)
+    sys.stdout.write(table)
+    if not args.no_step_summary:
+        _step_summary(table)
     if args.json:
         atomic.write_bytes(args.json, orjson.dumps(changes_json(changes), option=orjson.OPT_INDENT_2))
-    regressed = any(c.kind == "regressed" for c in changes)
-    return 1 if args.fail_on_regression and regressed else 0
+    gating = {"regressed"} if args.allow_missing else {"regressed", "disappeared"}
+    failed = sorted({c.kind for c in changes} & gating)
+    if args.fail_on_regression and failed:
+        print(f"evaljig-report: compare failed: {' and '.join(failed)} (see the table above)", file=sys.stderr)
+        return 1
+    return 0
 
 
-def _validate(paths: list[Path]) -> int:
+def _step_summary(text: str) -> None:
+    """Append to ``$GITHUB_STEP_SUMMARY`` when set; a path that cannot be written is a warning, not a failure."""
+    if warning := append_step_summary(os.environ.get("GITHUB_STEP_SUMMARY"), text):
+        print(f"evaljig-report: warning: {warning}", file=sys.stderr)
+
+
+def _validate(paths: list[Path], max_bytes: int) -> int:
     bad = 0
     checked = 0
-    for item in iter_cases(paths):
+    for item in iter_cases(paths, max_bytes=max_bytes):
         if isinstance(item, Problem):
             bad += 1
             print(f"{item.path}: {item.problem}")
+            continue
+        if isinstance(item, Collected):
             continue
         checked += 1
         try:
@@ -117,10 +163,17 @@ def _validate(paths: list[Path]) -> int:
         except orjson.JSONDecodeError as exc:
             errors = [f"not valid JSON: {exc}"]
         bad += bool(errors)
-        for error in errors:
-            print(f"{item.path}: {error}")
+        if errors:  # one line per file: the first violation, and how many more
+            more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+            print(f"{item.path}: {_one_line(errors[0])}{more}")
     print(f"evaljig-report: {checked} case files checked, {bad} invalid or unreadable")
     return 1 if bad else 0
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    """A schema message can quote a whole (huge, multi-line) value: keep one short line."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 if __name__ == "__main__":

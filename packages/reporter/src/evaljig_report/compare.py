@@ -3,6 +3,8 @@
 A metric regressed when it went from pass to fail, or kept its status with a lower score
 (beyond ``tolerance``); a case regressed when it newly has errors. Transitions to or from
 skip are listed as changed, never as regressions. Cases are matched on (session, suite, case_id).
+A case or metric of the base that is missing from the new run **disappeared**: ``--fail-on-regression``
+fails on it too (unless ``--allow-missing``), since a vanished case is a result nobody checked.
 """
 
 from __future__ import annotations
@@ -152,7 +154,8 @@ def diff(base: RunOutcomes, new: RunOutcomes, tolerance: float = 0.0) -> Iterato
             kind = "appeared" if b is None else "disappeared"
             present = n if n is not None else b
             assert present is not None
-            for metric, outcome in present[1].items():
+            outcomes = present[1] or {CASE_LEVEL: (present[0], None)}  # a case without metrics still (dis)appears
+            for metric, outcome in outcomes.items():
                 yield Change(kind, key, metric, None if b is None else outcome, outcome if b is None else None)
             continue
         if n[0] == "error" and b[0] != "error":

@@ -1,10 +1,11 @@
 """Find every ``case.json`` under the merge inputs, one at a time, without following symlinks.
 
 A folder holding ``case.json`` is a case (its other files are artifacts); any other folder is
-walked. Each folder is listed once. What a merge must not read is reported, never opened:
-leftover temporary files (partial writes), symbolic links, and anything that is not a regular
-file or a folder (a FIFO would block the merge forever). Files that cannot be read are
-reported too.
+walked. A worker folder's ``collected.json`` (what the worker collected) is found too, so a
+merge can tell which collected cases were never recorded. Each folder is listed once. What a
+merge must not read is reported, never opened: leftover temporary files (partial writes),
+symbolic links, and anything that is not a regular file or a folder (a FIFO would block the
+merge forever). Files that cannot be read are reported too.
 """
 
 from __future__ import annotations
@@ -17,11 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaljig_report.atomic import TMP_SUFFIX
-from evaljig_report.layout import CASE_FILE, MERGED_DIR
+from evaljig_report.layout import CASE_FILE, COLLECTED_FILE, INDEX_FILE, MERGED_DIR
 
 # No symlink, and no waiting on a FIFO swapped in after the listing was read.
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 _CHUNK = 1 << 16
+#: Case files larger than this are listed as problems without being read (``--max-case-bytes``).
+MAX_CASE_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +36,15 @@ class Found:
 
 
 @dataclass(frozen=True, slots=True)
+class Collected:
+    """A worker's ``collected.json``, and whether the worker finished (wrote its ``index.json``)."""
+
+    path: str
+    data: bytes
+    finished: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Problem:
     """A file the merge could not use, and why."""
 
@@ -40,7 +52,7 @@ class Problem:
     problem: str
 
 
-def _read_file(path: str) -> Found | Problem:
+def _read_file(path: str, limit: int = MAX_CASE_BYTES) -> Found | Problem:
     try:
         fd = os.open(path, _READ_FLAGS)  # os-level I/O: this is the hot loop of a 100k-file merge
     except FileNotFoundError:
@@ -50,6 +62,9 @@ def _read_file(path: str) -> Found | Problem:
             return Problem(path, "symbolic link: not followed")
         return Problem(path, f"unreadable: {exc.strerror or exc}")
     try:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            return Problem(path, f"too large: {size} bytes, over the {limit}-byte limit (--max-case-bytes); not read")
         chunks = [os.read(fd, _CHUNK)]
         while len(chunks[-1]) == _CHUNK:
             chunks.append(os.read(fd, _CHUNK))
@@ -83,13 +98,13 @@ def _stray(entry: os.DirEntry[str]) -> Problem | None:
     return None
 
 
-def _case_folder(case: os.DirEntry[str], entries: list[os.DirEntry[str]]) -> list[Found | Problem]:
+def _case_folder(case: os.DirEntry[str], entries: list[os.DirEntry[str]], limit: int) -> list[Found | Problem]:
     """The case file, opened only once the listing shows a regular file, and what else is wrong in its folder."""
     found: list[Found | Problem] = []
     if len(entries) > 1:
         found += [p for e in entries if e is not case and (p := _stray(e)) is not None]
     if case.is_file(follow_symlinks=False):
-        found.append(_read_file(case.path))
+        found.append(_read_file(case.path, limit))
     elif case.is_symlink():
         found.append(Problem(case.path, "symbolic link: not followed"))
     elif case.is_dir(follow_symlinks=False):
@@ -114,23 +129,36 @@ def _case_entry(entries: list[os.DirEntry[str]]) -> os.DirEntry[str] | None:
     return None
 
 
-def _walk(folder: str, skip: frozenset[str]) -> Iterator[Found | Problem]:
+def _collected(entry: os.DirEntry[str], entries: list[os.DirEntry[str]], limit: int) -> Collected | Problem:
+    found = _read_file(entry.path, limit)
+    if isinstance(found, Problem):
+        return found
+    return Collected(found.path, found.data, finished=any(e.name == INDEX_FILE for e in entries))
+
+
+def _walk(folder: str, skip: frozenset[str], limit: int) -> Iterator[Found | Problem | Collected]:
     """``folder`` and everything below it; each folder is listed once, a case folder is not walked further."""
     entries = _list(folder)
     if isinstance(entries, Problem):
         yield entries
     elif (case := _case_entry(entries)) is not None:
-        yield from _case_folder(case, entries)
+        yield from _case_folder(case, entries, limit)
     else:
         for entry in sorted(entries, key=lambda e: e.name):
             if (problem := _stray(entry)) is not None:
                 yield problem
+            elif entry.name == COLLECTED_FILE and entry.is_file(follow_symlinks=False):
+                yield _collected(entry, entries, limit)
             elif entry.is_dir(follow_symlinks=False) and entry.name != MERGED_DIR and entry.path not in skip:
-                yield from _walk(entry.path, skip)
+                yield from _walk(entry.path, skip, limit)
 
 
-def iter_cases(inputs: Iterable[Path], skip: Iterable[Path] = ()) -> Iterator[Found | Problem]:
+def iter_cases(
+    inputs: Iterable[Path], skip: Iterable[Path] = (), *, max_bytes: int = MAX_CASE_BYTES
+) -> Iterator[Found | Problem | Collected]:
     """Every case file under ``inputs`` (files or folders), in a stable order, plus problems.
+
+    A file over ``max_bytes`` is a problem and is never read into memory.
 
     A folder named as an input may be a symlink (e.g. ``reports -> /mnt/reports``); below it
     nothing is followed.
@@ -139,9 +167,9 @@ def iter_cases(inputs: Iterable[Path], skip: Iterable[Path] = ()) -> Iterator[Fo
     for given in inputs:
         root = Path(given).absolute()
         if root.is_dir():
-            yield from _walk(str(root), skipped)
+            yield from _walk(str(root), skipped, max_bytes)
         elif root.is_file() and root.name == CASE_FILE:
-            found = _read_file(str(root))
+            found = _read_file(str(root), max_bytes)
             yield found if isinstance(found, Found) else Problem(str(given), found.problem)
         elif root.is_file():
             yield Problem(str(given), "not a case.json file or a folder")

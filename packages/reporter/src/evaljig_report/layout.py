@@ -8,37 +8,22 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
+
+from evaljig_report.runid import claim_run, run_id, safe_segment
+
+__all__ = ["claim_run", "run_id", "safe_segment"]
 
 DEFAULT_ROOT = "reports"
 LOCAL_SESSION = "local"
 SOLO_WORKER = "main"
 CASE_FILE = "case.json"
 INDEX_FILE = "index.json"
+#: What a worker collected, written before it runs anything (see merge: collected vs recorded).
+COLLECTED_FILE = "collected.json"
 MERGED_DIR = "merged"
-
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-_MAX_SEGMENT = 64
-
-
-def safe_segment(value: str, *, fallback: str = "_", limit: int = _MAX_SEGMENT) -> str:
-    """One path segment made of ``[A-Za-z0-9._-]``, never hidden, ``.`` or ``..``."""
-    cleaned = _UNSAFE.sub("_", value).strip("._-")[:limit].strip("._-")
-    return cleaned or fallback
-
-
-def run_id(env: Mapping[str, str] | None = None, now: datetime | None = None) -> str:
-    """``EVALJIG_RUN``, else ``<GITHUB_RUN_ID>-<GITHUB_RUN_ATTEMPT>``, else a UTC timestamp."""
-    env = os.environ if env is None else env
-    if env.get("EVALJIG_RUN"):
-        return safe_segment(env["EVALJIG_RUN"])
-    if env.get("GITHUB_RUN_ID"):
-        return safe_segment(f"{env['GITHUB_RUN_ID']}-{env.get('GITHUB_RUN_ATTEMPT', '1')}")
-    return (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
 
 
 def session_name(env: Mapping[str, str] | None = None) -> str:

@@ -6,6 +6,10 @@ is identified by (session, suite, case_id): found twice with the same content (a
 given twice), it is merged once; split across workers (metrics of one case ran on two
 workers), its metrics are joined; a metric found with different outcomes is a conflict, listed
 as a problem, and the worst outcome is kept. The output does not depend on the input order.
+
+Nothing collected goes missing: a case a worker listed in its ``collected.json`` but nobody
+recorded becomes an ``error`` row saying why (a worker or the session died, or the session
+stopped early), and worker or session folders without their ``index.json`` are problems.
 """
 
 from __future__ import annotations
@@ -21,13 +25,13 @@ from pathlib import Path
 import orjson
 
 from evaljig_report import atomic
-from evaljig_report.discover import Found, Problem, iter_cases
+from evaljig_report.discover import MAX_CASE_BYTES, Collected, Found, Problem, iter_cases
 from evaljig_report.html import write_html
 from evaljig_report.junit import write_junit
 from evaljig_report.layout import RelativePaths, display_path
 from evaljig_report.rows import CaseRow, status_counts
 from evaljig_report.schema import SCHEMA_VERSION, schema_errors
-from evaljig_report.summary import MetricStats, write_summary
+from evaljig_report.summary import MetricStats, append_step_summary, write_summary
 
 INDEX_FILE = "index.json"
 SUMMARY_FILE = "summary.md"
@@ -47,6 +51,7 @@ class MergeResult:
     inputs: list[str] = field(default_factory=list)
     #: Every worker folder the cases came from, as ``run/session/worker`` (the proposal's ``runs``).
     runs: set[str] = field(default_factory=set)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -61,7 +66,9 @@ class MergeResult:
         return self.out_dir / SUMMARY_FILE
 
 
-def collect(inputs: Sequence[Path], *, skip: Iterable[Path] = (), validate: bool = False) -> MergeResult:
+def collect(
+    inputs: Sequence[Path], *, skip: Iterable[Path] = (), validate: bool = False, max_bytes: int = MAX_CASE_BYTES
+) -> MergeResult:
     """Read every case under ``inputs`` into rows; unusable files and conflicting results become problems.
 
     Everything is sorted, so the same files give the same result in any input order.
@@ -69,10 +76,14 @@ def collect(inputs: Sequence[Path], *, skip: Iterable[Path] = (), validate: bool
     table: dict[tuple[str, str, str], CaseRow] = {}
     problems: list[Problem] = []
     result = MergeResult(Path(), [], problems, inputs=sorted(str(p) for p in inputs))
+    collected: list[Collected] = []
     with _no_cyclic_gc():
-        for item in iter_cases(inputs, skip):
+        for item in iter_cases(inputs, skip, max_bytes=max_bytes):
             if isinstance(item, Problem):
                 problems.append(Problem(display_path(item.path), item.problem))
+                continue
+            if isinstance(item, Collected):
+                collected.append(item)
                 continue
             result.files_read += 1
             row = _row(item, problems, validate, result.runs)
@@ -83,12 +94,55 @@ def collect(inputs: Sequence[Path], *, skip: Iterable[Path] = (), validate: bool
                 table[row.key] = row
             else:
                 known.absorb(row)
+    _reconcile(table, collected, problems)
     result.rows = sorted(table.values(), key=lambda r: r.key)
     for row in result.rows:
         result.duplicates += row.duplicates
         problems += _conflicts(row)
     problems.sort(key=lambda p: (p.path, p.problem))
     return result
+
+
+def _reconcile(table: dict[tuple[str, str, str], CaseRow], collected: list[Collected], problems: list[Problem]) -> None:
+    """Every collected case that no file recorded becomes an ``error`` row; unfinished folders become problems."""
+    expected: dict[tuple[str, str, str], tuple[str, set[str]]] = {}
+    dead: dict[str, set[str]] = {}  # session folder -> workers without an index
+    for found in collected:
+        worker_dir = Path(found.path).parent
+        session_dir = worker_dir.parent
+        dead.setdefault(str(session_dir), set())
+        if not found.finished:
+            dead[str(session_dir)].add(worker_dir.name)
+            problems.append(
+                Problem(display_path(str(worker_dir)), "worker folder without index.json: it crashed or was killed")
+            )
+        try:
+            doc = orjson.loads(found.data)
+            for row in doc["cases"]:
+                key = (str(doc["session"]), str(row["suite"]), str(row["case_id"]))
+                expected.setdefault(key, (str(row.get("kind", "eval")), set()))[1].add(str(session_dir))
+        except (orjson.JSONDecodeError, KeyError, TypeError) as exc:
+            problems.append(Problem(display_path(found.path), f"unusable list of collected cases: {exc}"))
+    for session in sorted(dead):
+        if not (Path(session) / INDEX_FILE).exists():
+            problems.append(
+                Problem(display_path(session), "session folder without index.json: the session did not finish")
+            )
+    for key, (kind, session_dirs) in expected.items():
+        if key not in table:
+            why = _missing_reason(sorted(w for d in session_dirs for w in dead[d]), session_dirs)
+            table[key] = CaseRow(key[0], key[1], key[2], kind, "error", [], [why], [], 0.0)
+
+
+def _missing_reason(dead_workers: list[str], session_dirs: set[str]) -> str:
+    if dead_workers:
+        return (
+            f"collected but no result: worker {', '.join(dead_workers)} crashed or was killed "
+            "before this case finished (it wrote no index.json)"
+        )
+    if not all((Path(d) / INDEX_FILE).exists() for d in session_dirs):
+        return "collected but no result: the test session crashed or was killed before this case ran"
+    return "collected but no result: the session stopped before this case ran (-x/--maxfail or an interrupt)"
 
 
 @contextmanager
@@ -152,6 +206,7 @@ def merge(
     validate: bool = False,
     step_summary: Path | None = None,
     generated: str | None = None,
+    max_bytes: int = MAX_CASE_BYTES,
 ) -> MergeResult:
     """Merge ``inputs`` into ``out_dir`` (index.json, summary.md, report.html, junit.xml).
 
@@ -159,16 +214,15 @@ def merge(
     """
     generated = generated or generated_at()
     out_dir.mkdir(parents=True, exist_ok=True)
-    result = collect(inputs, skip=[out_dir], validate=validate)
+    result = collect(inputs, skip=[out_dir], validate=validate, max_bytes=max_bytes)
     result.out_dir = out_dir
     stats = MetricStats.of(result.rows)
     write_index(out_dir / INDEX_FILE, result, generated)
     write_junit(out_dir / JUNIT_FILE, result.rows)
     summary = write_summary(out_dir / SUMMARY_FILE, result, stats)
     write_html(out_dir / HTML_FILE, result, stats, generated)
-    if step_summary is not None:
-        with step_summary.open("a", encoding="utf-8") as fh:
-            fh.write(summary if summary.endswith("\n") else summary + "\n")
+    if step_summary is not None and (warning := append_step_summary(str(step_summary), summary)):
+        result.warnings.append(warning)
     return result
 
 

@@ -3,25 +3,43 @@
 Eval tests record ``("evaljig.case", record)`` in ``item.user_properties``; each worker
 folds the records of a case into ``<root>/<run>/<session>/<worker>/<case>/case.json`` as
 they arrive and writes its worker index at the end; the xdist controller (or a run without
-xdist) writes the session index. Plain tests are recorded only with ``--evaljig-all-tests``
+xdist) writes the session index. Before running anything each worker writes the cases it
+collected (``collected.json``), and the controller records an item whose worker died as an
+``error`` case, so a merge can list every case that never finished. Under ``-n`` (xdist's
+default ``--dist load``) the items of one case are scheduled on one worker (``scheduling``).
+Plain tests are recorded only with ``--evaljig-all-tests``
 (or ``EVALJIG_ALL_TESTS=1``), so by default a test without the contract costs no file I/O.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from evaljig_report.layout import CASE_FILE, DEFAULT_ROOT, SOLO_WORKER, Layout, run_id, safe_segment, session_name
+from evaljig_report.crash import CONTROLLER_WORKER, CollectedCases, case_key, write_collected
+from evaljig_report.layout import (
+    CASE_FILE,
+    DEFAULT_ROOT,
+    SOLO_WORKER,
+    Layout,
+    claim_run,
+    run_id,
+    safe_segment,
+    session_name,
+)
 from evaljig_report.recorder import PROPERTY_KEY, Recorder, record_case_key, split_nodeid, write_session_index
 
 #: ``workerinput`` key the controller uses to hand its run id to the workers.
 RUN_KEY = "evaljig_run"
 _MAX_REASON = 2000
 _TRUTHY = {"1", "true", "yes", "on"}
+#: xdist's ``--dist loadgroup`` suffix (``nodeid@group``), never part of a test's identity in reports.
+_GROUP_SUFFIX = re.compile(r"@[^/\[\]:]*$")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -94,6 +112,7 @@ class ReportPlugin:
         run = str(workerinput.get(RUN_KEY) or run_id()) if workerinput else run_id()
         worker = safe_segment(str(workerinput.get("workerid", SOLO_WORKER))) if workerinput else SOLO_WORKER
         self.layout = Layout(root, run, session_name(), worker)
+        self._claimed = self.is_worker
         self.all_tests = bool(config.getoption("evaljig_all_tests")) or (
             os.environ.get("EVALJIG_ALL_TESTS", "").lower() in _TRUTHY
         )
@@ -104,11 +123,60 @@ class ReportPlugin:
         self.invocation_dir = config.invocation_params.dir
         #: Test node id -> the case.json files its records went to (for pytest-json-report's extras).
         self.case_reports: dict[str, list[Path]] = {}
+        self.collected = False
+        self.cases = CollectedCases(self.layout.session_dir)
+        self.crashes = Recorder(dataclasses.replace(self.layout, worker=CONTROLLER_WORKER))
+
+    def _claim(self) -> None:
+        """Fix the run id once something will be written: a timestamp id gets a folder of its own."""
+        if self._claimed:
+            return
+        self._claimed = True
+        self.layout = dataclasses.replace(self.layout, run=claim_run(self.layout.root))
+        self.recorder.layout = self.layout
+        self.crashes.layout = dataclasses.replace(self.layout, worker=CONTROLLER_WORKER)
+        self.cases = CollectedCases(self.layout.session_dir)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
         """xdist controller: every worker writes under the controller's run id."""
+        self._claim()
         node.workerinput[RUN_KEY] = self.layout.run
+
+    @pytest.hookimpl(optionalhook=True, tryfirst=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        """``--dist load`` (what ``-n`` uses by default) becomes one work unit per case; other modes are kept."""
+        if config.getvalue("dist") != "load":
+            return None
+        from evaljig_report.scheduling import CaseScheduling  # xdist is optional
+
+        return CaseScheduling(config, log, self.cases)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: Any) -> None:
+        """xdist controller: the worker died while running ``crashitem``; its case becomes an error."""
+        try:
+            node = getattr(report, "node", None)
+            worker = str(getattr(getattr(node, "gateway", None), "id", "") or "?")
+            nodeid = _GROUP_SUFFIX.sub("", crashitem)
+            suite, case_id, kind = self.cases.of(nodeid, worker)
+            message = f"worker {worker} crashed while running {nodeid} (the case did not finish)"
+            self.crashes.add_crash(suite=suite, case_id=case_id, kind=kind, nodeid=nodeid, error=message)
+        except Exception as exc:
+            self.failures.append(f"{crashitem}: {type(exc).__name__}: {exc}")
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Before any test runs (and before xdist tells the controller): the cases this process collected."""
+        if self.is_controller:
+            return
+        try:
+            if any(case_key(item, self.all_tests) is not None for item in session.items):
+                self._claim()
+                write_collected(self.layout, session.items, self.all_tests)
+                self.collected = True
+        except Exception as exc:
+            self.failures.append(f"collected cases: {type(exc).__name__}: {exc}")
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if self.is_controller:
@@ -129,7 +197,10 @@ class ReportPlugin:
         records = [value for key, value in report.user_properties if key == PROPERTY_KEY]
         call = next((r for r in phases if r.when == "call"), None)
         duration = call.duration if call is not None else 0.0
-        paths = [self.recorder.add_record(record, nodeid=report.nodeid, duration=duration) for record in records]
+        if records or self.all_tests:
+            self._claim()
+        nodeid = _GROUP_SUFFIX.sub("", report.nodeid)
+        paths = [self.recorder.add_record(record, nodeid=nodeid, duration=duration) for record in records]
         if not records and self.all_tests:
             paths.append(self._record_plain([*phases, report], duration))
         if paths:
@@ -141,9 +212,10 @@ class ReportPlugin:
         if not isinstance(worker, str):
             return
         layout = Layout(self.layout.root, self.layout.run, self.layout.session, safe_segment(worker))
-        keys = [record_case_key(value, report.nodeid) for key, value in report.user_properties if key == PROPERTY_KEY]
+        nodeid = _GROUP_SUFFIX.sub("", report.nodeid)
+        keys = [record_case_key(value, nodeid) for key, value in report.user_properties if key == PROPERTY_KEY]
         if not keys and self.all_tests:
-            keys = [split_nodeid(report.nodeid)]
+            keys = [split_nodeid(nodeid)]
         if keys:
             paths = [layout.case_dir(suite, case_id) / CASE_FILE for suite, case_id in keys]
             self.case_reports[report.nodeid] = list(dict.fromkeys(paths))
@@ -172,16 +244,24 @@ class ReportPlugin:
             elif phase.skipped and status == "pass":
                 status, reason = "skip", _reason(phase)
         return self.recorder.add_plain(
-            nodeid=phases[-1].nodeid, status=status, reason=reason, duration=duration, error=error
+            nodeid=_GROUP_SUFFIX.sub("", phases[-1].nodeid),
+            status=status,
+            reason=reason,
+            duration=duration,
+            error=error,
         )
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         try:
             if not self.is_controller:
-                self.recorder.write_index()
-            if not self.is_worker:
+                self.recorder.write_index(always=self.collected)
+            if self.is_controller:
+                self.crashes.write_index()
+            if not self.is_worker and self._claimed:
                 self.session_index = write_session_index(self.layout)
+                if self.session_index is None:
+                    _remove_empty(self.layout.session_dir, self.layout.session_dir.parent)
         except Exception as exc:
             self.failures.append(f"index: {type(exc).__name__}: {exc}")
 
@@ -190,3 +270,14 @@ class ReportPlugin:
             terminalreporter.write_line(f"evaljig-report: session index {self.session_index}")
         for failure in self.failures:
             terminalreporter.write_line(f"evaljig-report: could not write a report: {failure}", yellow=True)
+
+
+def _remove_empty(*folders: Path) -> None:
+    """A run that recorded nothing leaves no folder behind (only empty folders are removed)."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return

@@ -11,7 +11,7 @@ import orjson
 
 from evaljig_report import atomic, proposal
 from evaljig_report.casefile import CaseState, coerce_metric, dumps, jsonable
-from evaljig_report.layout import INDEX_FILE, Layout
+from evaljig_report.layout import COLLECTED_FILE, INDEX_FILE, Layout
 from evaljig_report.schema import SCHEMA_VERSION
 
 #: The ``item.user_properties`` key eval tests record their outcome under.
@@ -85,7 +85,12 @@ class Recorder:
         errors += [problem] if problem else []
         error = fields.get("error")
         if error:
-            errors.append(f"{metric['name']}: {error}")
+            # ``error_source: tool``: one tool run failed every metric of the case; say so once, not per metric
+            from_tool = fields.get("error_source") == "tool"
+            errors.append(f"tool raised: {error}" if from_tool else f"{metric['name']}: {error}")
+            if isinstance(fields.get("traceback"), str) and fields["traceback"]:
+                where = "tool" if from_tool else f"metric:{metric['name']}"
+                state.add_traceback(where, str(error), fields["traceback"])
         metric.update(nodeid=nodeid, duration_s=max(0.0, float(duration)), error=str(error) if error else None)
         state.add_metric(metric)
 
@@ -113,9 +118,21 @@ class Recorder:
         # Built entirely from pytest's report, so the shape is known: skip the ~200 µs validation.
         return state.write(self.layout, validate=False)
 
-    def write_index(self) -> Path | None:
-        """The worker index (every case this worker wrote); nothing when it recorded nothing."""
-        if not self._cases:
+    def add_crash(self, *, suite: str, case_id: str, kind: str, nodeid: str, error: str) -> Path:
+        """A case whose test process died: an ``error`` case with no metric (written by the xdist controller)."""
+        state = self._state(suite, case_id, kind)
+        if not state.case:
+            state.case = {"case_id": case_id, "nodeid": nodeid}
+        if error not in state.errors:
+            state.errors.append(error)
+        return state.write(self.layout, validate=False)
+
+    def write_index(self, *, always: bool = False) -> Path | None:
+        """The worker index (every case this worker wrote); nothing when it recorded nothing, unless ``always``.
+
+        A worker that wrote ``collected.json`` always writes its index: its absence tells a merge the worker died.
+        """
+        if not self._cases and not always:
             return None
         rows = [
             {
@@ -160,6 +177,11 @@ def write_session_index(layout: Layout) -> Path | None:
                 "totals": data.get("totals", {}),
             }
         )
+    for collected in sorted(layout.session_dir.glob(f"*/{COLLECTED_FILE}")):
+        if not (collected.parent / INDEX_FILE).exists():
+            problem = "no index.json: the worker did not finish (it crashed or was killed)"
+            workers.append({"worker": collected.parent.name, "index": None, "problem": problem})
+    workers.sort(key=lambda w: str(w["worker"]))
     if not workers:
         return None
     totals: Counter[str] = Counter()

@@ -110,3 +110,15 @@ def write_summary(path: Path, result: MergeResult, stats: MetricStats) -> str:
     text = render_summary(result, stats)
     atomic.write_text(path, text)
     return text
+
+
+def append_step_summary(target: str | None, text: str) -> str | None:
+    """Append ``text`` to the CI step summary file ``target`` (if set); returns a warning instead of raising."""
+    if not target:
+        return None
+    try:
+        with Path(target).open("a", encoding="utf-8") as fh:
+            fh.write(text if text.endswith("\n") else text + "\n")
+    except OSError as exc:
+        return f"cannot append to GITHUB_STEP_SUMMARY {target!r}: {exc.strerror or exc}"
+    return None
