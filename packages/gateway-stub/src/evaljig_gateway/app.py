@@ -82,6 +82,7 @@ class GatewayApp:
         """Serve again after ``close``."""
         self._closing = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._heavy_turn = asyncio.Lock()
 
     def close(self) -> None:
         """Answer held requests (``stall``, ``slow-<ms>``) with 503 now; safe to call from any thread."""
@@ -141,21 +142,17 @@ class GatewayApp:
             self.journal.record(method, path, model, reply.status, attempt, raw)
 
     async def _drive(self, work: Work[Reply], receive: Receive) -> Reply:
-        """Run ``work``, handing the loop back every ``WORK_SLICE_S`` so one request never stalls the rest.
+        """Run ``work`` a slice at a time, so one request never stalls the rest.
 
         Cheap requests finish inside their first slice and never touch the loop. A long one
-        watches for its client leaving (and stops: 499) and for the gateway closing (503).
+        hands the loop back after every slice and then waits its turn: heavy requests take
+        turns, one slice per loop pass however many there are. Between slices it watches for
+        its client leaving (the work stops: 499) and for the gateway closing (503).
         """
         watcher: asyncio.Future[Message] | None = None
         try:
-            deadline = time.perf_counter() + WORK_SLICE_S
-            while True:
-                try:
-                    next(work)
-                except StopIteration as done:
-                    return done.value  # type: ignore[no-any-return]
-                if time.perf_counter() < deadline:
-                    continue
+            done, reply = _run_slice(work)
+            while not done:
                 await asyncio.sleep(0)
                 if watcher is None:
                     watcher = asyncio.ensure_future(receive())
@@ -163,7 +160,10 @@ class GatewayApp:
                     raise _ClientGoneError
                 if self._closing.is_set():
                     raise _shutting_down()
-                deadline = time.perf_counter() + WORK_SLICE_S
+                async with self._heavy_turn:
+                    done, reply = _run_slice(work)
+            assert reply is not None
+            return reply
         finally:
             work.close()
             if watcher is not None and not watcher.done():
@@ -291,6 +291,18 @@ def _limit_of(text: str | None) -> int | None:
             400, f"Invalid value for 'limit': expected a positive integer, got '{shown}'.", param="limit"
         )
     return int(text)
+
+
+def _run_slice(work: Work[Reply]) -> tuple[bool, Reply | None]:
+    """Step ``work`` for up to ``WORK_SLICE_S``; (True, reply) once it is finished."""
+    deadline = time.perf_counter() + WORK_SLICE_S
+    while True:
+        try:
+            next(work)
+        except StopIteration as finished:
+            return True, finished.value
+        if time.perf_counter() >= deadline:
+            return False, None
 
 
 def _first(query: dict[str, list[str]], key: str) -> str | None:

@@ -11,7 +11,7 @@ from evaljig_gateway import content, validation
 from evaljig_gateway.behaviours import BEHAVIOUR_TABLE
 from evaljig_gateway.errors import GatewayError, invalid, missing
 from evaljig_gateway.limits import Limits, check_product
-from evaljig_gateway.replies import Reply, json_reply, sse_reply
+from evaljig_gateway.replies import Reply, assembled_json, json_reply, sse_reply
 from evaljig_gateway.work import Work
 
 SYSTEM_FINGERPRINT = "fp_evaljig"
@@ -120,7 +120,17 @@ def chat_completions(req: Request) -> Work[Reply]:
     if stream:
         events = yield from _chat_chunks(head, choices, usage if include_usage else None)
         return sse_reply(events)
-    return json_reply({**head, "choices": choices, "usage": usage, "service_tier": "default"})
+    parts = yield from _dumped(choices)
+    return Reply(200, assembled_json(head, "choices", parts, {"usage": usage, "service_tier": "default"}))
+
+
+def _dumped(items: list[dict[str, Any]]) -> Work[list[bytes]]:
+    """Each item as JSON, one step each."""
+    parts = []
+    for item in items:
+        parts.append(orjson.dumps(item))
+        yield
+    return parts
 
 
 def _tool_call(tool: dict[str, Any], prompt: str, digest: str, index: int) -> dict[str, Any]:
@@ -235,7 +245,8 @@ def completions(req: Request) -> Work[Reply]:
         if include_usage:
             events.append({**head, "choices": [], "usage": usage})
         return sse_reply(events)
-    return json_reply({**head, "choices": choices, "usage": usage})
+    parts = yield from _dumped(choices)
+    return Reply(200, assembled_json(head, "choices", parts, {"usage": usage}))
 
 
 # --------------------------------------------------------------------------- embeddings
@@ -262,8 +273,7 @@ def embeddings(req: Request) -> Work[Reply]:
         value: Any = content.encode_base64_floats(vector) if fmt == "base64" else vector
         data.append(orjson.dumps({"object": "embedding", "index": index, "embedding": value}))
     usage = {"prompt_tokens": tokens, "total_tokens": tokens}
-    tail = b'],"model":' + orjson.dumps(req.model) + b',"usage":' + orjson.dumps(usage) + b"}"
-    return Reply(200, b'{"object":"list","data":[' + b",".join(data) + tail)
+    return Reply(200, assembled_json({"object": "list"}, "data", data, {"model": req.model, "usage": usage}))
 
 
 def _embedding_items(raw: Any) -> list[Any]:
