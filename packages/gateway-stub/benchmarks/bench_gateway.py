@@ -207,6 +207,7 @@ def main() -> int:
              "--stalled", str(args.stalled)],
             stdout=subprocess.PIPE,
             text=True,
+            preexec_fn=lambda: _pin(1),  # beside the load generator, off the server's core
         )  # fmt: skip
         time.sleep(0.5)  # let the abuse start before measuring
         abused, abused_errors, abused_elapsed = runner(_load(port, args.seconds, args.connections))

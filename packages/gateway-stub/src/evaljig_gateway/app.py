@@ -41,6 +41,8 @@ _log = logging.getLogger(__name__)
 
 #: How long answer generation may hold the event loop before other requests get a turn.
 WORK_SLICE_S = 0.001
+#: The share of the gateway's time all heavy requests together may take (after their first slice).
+HEAVY_SHARE = 0.4
 
 _MODEL_ROUTES: dict[str, Callable[[openai_api.Request], Work[Reply]]] = {
     "/v1/chat/completions": openai_api.chat_completions,
@@ -146,8 +148,10 @@ class GatewayApp:
 
         Cheap requests finish inside their first slice and never touch the loop. A long one
         hands the loop back after every slice and then waits its turn: heavy requests take
-        turns, one slice per loop pass however many there are. Between slices it watches for
-        its client leaving (the work stops: 499) and for the gateway closing (503).
+        turns, and the one whose turn it is keeps it through a pause after its slice, so
+        together they use at most ``HEAVY_SHARE`` of the time whatever their number (a
+        heavy request alone runs that much slower). Between slices it watches for its client
+        leaving (the work stops: 499) and for the gateway closing (503).
         """
         watcher: asyncio.Future[Message] | None = None
         try:
@@ -161,7 +165,10 @@ class GatewayApp:
                 if self._closing.is_set():
                     raise _shutting_down()
                 async with self._heavy_turn:
+                    started = time.perf_counter()
                     done, reply = _run_slice(work)
+                    if not done:
+                        await asyncio.sleep((time.perf_counter() - started) * (1 - HEAVY_SHARE) / HEAVY_SHARE)
             assert reply is not None
             return reply
         finally:
