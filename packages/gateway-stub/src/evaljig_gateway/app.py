@@ -256,7 +256,7 @@ class GatewayApp:
         if path.startswith("/v1/models/") and method == "GET" and len(path) > len("/v1/models/"):
             return openai_api.retrieve_model(path[len("/v1/models/") :])
         if path == "/_gateway/calls" and method == "GET":
-            query = parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+            query = parse_qs(scope.get("query_string", b"").decode(errors="replace"), keep_blank_values=True)
             limit = _limit_of(_first(query, "limit"))
             calls = self.journal.calls(model=_first(query, "model"), path=_first(query, "path"), limit=limit)
             return (yield from self._calls_reply(calls))
