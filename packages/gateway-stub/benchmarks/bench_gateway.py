@@ -160,6 +160,15 @@ def _abuser_main(port: int, seconds: float, stalled: int) -> int:
     return 0
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process (Linux ``/proc``; 0 elsewhere): how much core the server got."""
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()  # noqa: PTH123, SIM115
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _p99_ms(latencies: list[int]) -> float:
     return statistics.quantiles(latencies, n=1000)[989] / 1e6
 
@@ -199,9 +208,10 @@ def main() -> int:
             f"gateway bench: {args.connections} keep-alive connections, {args.seconds:.0f} s, server pinned to 1 core"
         )
         runner(_load(port, args.warmup, args.connections))
-        cpu_before = time.process_time()
+        cpu_before, server_before = time.process_time(), _cpu_seconds(server.pid)
         latencies, errors, elapsed = runner(_load(port, args.seconds, args.connections))
         client_cpu = (time.process_time() - cpu_before) / elapsed
+        server_cpu = (_cpu_seconds(server.pid) - server_before) / elapsed
         abuser = subprocess.Popen(
             [sys.executable, __file__, "--abuser", str(port), "--seconds", str(args.seconds + 1),
              "--stalled", str(args.stalled)],
@@ -210,7 +220,10 @@ def main() -> int:
             preexec_fn=lambda: _pin(1),  # beside the load generator, off the server's core
         )  # fmt: skip
         time.sleep(0.5)  # let the abuse start before measuring
+        cpu_before, server_before = time.process_time(), _cpu_seconds(server.pid)
         abused, abused_errors, abused_elapsed = runner(_load(port, args.seconds, args.connections))
+        abused_cpu = (time.process_time() - cpu_before) / abused_elapsed
+        abused_server_cpu = (_cpu_seconds(server.pid) - server_before) / abused_elapsed
         abuse_report = json.loads(abuser.communicate(timeout=120)[0])
     finally:
         server.terminate()
@@ -226,6 +239,7 @@ def main() -> int:
     print(f"  latency p99   {p99:>10.2f} ms   (target <= {TARGET_P99_MS} ms: {TARGET_P99_MS / p99:.2f}x headroom)")
     print(f"  latency p99.9 {p999:>10.2f} ms")
     print(f"  load generator used {client_cpu:.0%} of its core (near 100% means the client limits the figure)")
+    print(f"  server got {server_cpu:.0%} of its core (well under 100%: other processes share it)")
     quiet, loud = _p99_ms(latencies), _p99_ms(abused)
     print(f"under abuse: the same load while another client sends heavy and stalled requests ({args.seconds:.0f} s)")
     print(f"  requests      {len(abused):>10,}   errors {abused_errors}   ({len(abused) / abused_elapsed:,.0f} req/s)")
@@ -236,6 +250,9 @@ def main() -> int:
     for name, statuses in abuse_report["answered"].items():
         print(f"  abuser: {name:<42} answered {statuses}")
     print(f"  abuser: {abuse_report['held']} stalled / half-sent requests held open throughout")
+    print(f"  load generator used {abused_cpu:.0%} of its core (the abuser shares it)")
+    print(f"  server got {abused_server_cpu:.0%} of its core")
+    print("  on a shared machine the ratio moves with other load: run it more than once")
     return 0
 
 

@@ -42,7 +42,7 @@ _log = logging.getLogger(__name__)
 #: How long answer generation may hold the event loop before other requests get a turn.
 WORK_SLICE_S = 0.001
 #: The share of the gateway's time all heavy requests together may take (after their first slice).
-HEAVY_SHARE = 0.4
+HEAVY_SHARE = 0.25
 
 _MODEL_ROUTES: dict[str, Callable[[openai_api.Request], Work[Reply]]] = {
     "/v1/chat/completions": openai_api.chat_completions,
