@@ -1,8 +1,11 @@
 """Gateway throughput and latency: non-streaming chat completions over keep-alive connections.
 
 The server runs in its own process pinned to one core; this process drives it from the
-other core with a lean asyncio (uvloop) HTTP/1.1 client. Prints figures and their ratio
-to the targets; asserts nothing about time.
+other core with a lean asyncio (uvloop) HTTP/1.1 client. A second phase measures the same
+load while another client (its own process) abuses the gateway: the largest requests the
+limits allow, refused oversized ones, 3 MiB bad bodies, and stalled or half-sent requests
+held open; it prints the p99 of the normal requests against the quiet p99. Prints figures
+and their ratio to the targets; asserts nothing about time.
 
     python packages/gateway-stub/benchmarks/bench_gateway.py [--seconds 10] [--connections 32]
 """
@@ -17,9 +20,11 @@ import statistics
 import subprocess
 import sys
 import time
+from collections import Counter
 
 TARGET_RPS = 8_000
 TARGET_P99_MS = 15.0
+TARGET_ABUSE_RATIO = 2.0
 BODY = json.dumps({"model": "gpt-stub", "messages": [{"role": "user", "content": "What is the capital of France?"}]})
 
 
@@ -90,12 +95,94 @@ async def _load(port: int, seconds: float, connections: int) -> tuple[list[int],
     return latencies, sum(c.errors for c in conns), time.perf_counter() - begin
 
 
+def _abusive_requests(port: int) -> dict[str, bytes]:
+    """Each is sent over and over on its own connection by the abusing client."""
+
+    def post(path: str, body: bytes) -> bytes:
+        head = f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {len(body)}\r\n\r\n"
+        return head.encode() + body
+
+    def chat(**extra: object) -> bytes:
+        return json.dumps({**json.loads(BODY), **extra}).encode()
+
+    embed = {"model": "embed", "dimensions": 8192, "encoding_format": "base64"}
+    heavy_chat = chat(n=128, max_tokens=8192, logprobs=True, top_logprobs=20)
+    prompts = json.dumps({"model": "m", "prompt": ["p q"] * 4096}).encode()
+    allowed, refused = (json.dumps({**embed, "input": ["x"] * k}).encode() for k in (128, 4000))
+    return {
+        "embeddings at the limit (128 x 8192)": post("/v1/embeddings", allowed),
+        "embeddings over the limit (4000 x 8192)": post("/v1/embeddings", refused),
+        "chat n=128, logprobs top 20": post("/v1/chat/completions", heavy_chat),
+        "completions 4096 prompts": post("/v1/completions", prompts),
+        "3 MiB bad JSON body": post("/v1/chat/completions", b"{" + b"x" * (3 * 1024 * 1024)),
+    }
+
+
+async def _repeat(port: int, request: bytes, stop_at: float) -> list[int]:
+    """Send ``request`` back to back on one connection; the statuses answered."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    statuses: list[int] = []
+    while time.perf_counter() < stop_at:
+        writer.write(request)
+        head = await reader.readuntil(b"\r\n\r\n")
+        at = head.lower().find(b"content-length:")
+        length = int(head[at + 15 : head.find(b"\r\n", at)])
+        await reader.readexactly(length)
+        statuses.append(int(head[9:12]))
+    writer.close()
+    return statuses
+
+
+async def _hold(port: int, request: bytes, stop_at: float) -> None:
+    """Send ``request`` and keep the connection open without reading until ``stop_at``."""
+    _, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(request)
+    await asyncio.sleep(max(0.0, stop_at - time.perf_counter()))
+    writer.close()
+
+
+async def _abuse(port: int, seconds: float, stalled: int) -> dict[str, object]:
+    stop_at = time.perf_counter() + seconds
+    stall = json.dumps({**json.loads(BODY), "model": "stall"})
+    held = [f"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: {len(stall)}\r\n\r\n{stall}".encode()] * stalled
+    held += [b'POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 1000\r\n\r\n{"model": '] * stalled
+    requests = _abusive_requests(port)
+    results = await asyncio.gather(
+        *(_repeat(port, r, stop_at) for r in requests.values()), *(_hold(port, r, stop_at) for r in held)
+    )
+    answered = {name: dict(Counter(statuses)) for name, statuses in zip(requests, results, strict=False)}
+    return {"answered": answered, "held": len(held)}
+
+
+def _abuser_main(port: int, seconds: float, stalled: int) -> int:
+    """The abusing client, run as its own process so its work is not billed to the measuring client."""
+    print(json.dumps(asyncio.run(_abuse(port, seconds, stalled))), flush=True)
+    return 0
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process (Linux ``/proc``; 0 elsewhere): how much core the server got."""
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()  # noqa: PTH123, SIM115
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _p99_ms(latencies: list[int]) -> float:
+    return statistics.quantiles(latencies, n=1000)[989] / 1e6
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--warmup", type=float, default=1.0)
+    parser.add_argument("--stalled", type=int, default=16, help="stalled and half-sent requests held by the abuser")
+    parser.add_argument("--abuser", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.abuser:
+        return _abuser_main(args.abuser, args.seconds, args.stalled)
 
     server = subprocess.Popen(
         [sys.executable, "-m", "evaljig_gateway.cli", "serve", "--port", "0", "--journal-capacity", "10000"],
@@ -121,9 +208,23 @@ def main() -> int:
             f"gateway bench: {args.connections} keep-alive connections, {args.seconds:.0f} s, server pinned to 1 core"
         )
         runner(_load(port, args.warmup, args.connections))
-        cpu_before = time.process_time()
+        cpu_before, server_before = time.process_time(), _cpu_seconds(server.pid)
         latencies, errors, elapsed = runner(_load(port, args.seconds, args.connections))
         client_cpu = (time.process_time() - cpu_before) / elapsed
+        server_cpu = (_cpu_seconds(server.pid) - server_before) / elapsed
+        abuser = subprocess.Popen(
+            [sys.executable, __file__, "--abuser", str(port), "--seconds", str(args.seconds + 1),
+             "--stalled", str(args.stalled)],
+            stdout=subprocess.PIPE,
+            text=True,
+            preexec_fn=lambda: _pin(1),  # beside the load generator, off the server's core
+        )  # fmt: skip
+        time.sleep(0.5)  # let the abuse start before measuring
+        cpu_before, server_before = time.process_time(), _cpu_seconds(server.pid)
+        abused, abused_errors, abused_elapsed = runner(_load(port, args.seconds, args.connections))
+        abused_cpu = (time.process_time() - cpu_before) / abused_elapsed
+        abused_server_cpu = (_cpu_seconds(server.pid) - server_before) / abused_elapsed
+        abuse_report = json.loads(abuser.communicate(timeout=120)[0])
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -138,6 +239,20 @@ def main() -> int:
     print(f"  latency p99   {p99:>10.2f} ms   (target <= {TARGET_P99_MS} ms: {TARGET_P99_MS / p99:.2f}x headroom)")
     print(f"  latency p99.9 {p999:>10.2f} ms")
     print(f"  load generator used {client_cpu:.0%} of its core (near 100% means the client limits the figure)")
+    print(f"  server got {server_cpu:.0%} of its core (well under 100%: other processes share it)")
+    quiet, loud = _p99_ms(latencies), _p99_ms(abused)
+    print(f"under abuse: the same load while another client sends heavy and stalled requests ({args.seconds:.0f} s)")
+    print(f"  requests      {len(abused):>10,}   errors {abused_errors}   ({len(abused) / abused_elapsed:,.0f} req/s)")
+    print(f"  latency p99   {loud:>10.2f} ms   quiet p99 {quiet:.2f} ms")
+    ratio = loud / quiet
+    headroom = TARGET_ABUSE_RATIO / ratio
+    print(f"  p99 ratio     {ratio:>10.2f}x     (target <= {TARGET_ABUSE_RATIO:.0f}x: {headroom:.2f}x headroom)")
+    for name, statuses in abuse_report["answered"].items():
+        print(f"  abuser: {name:<42} answered {statuses}")
+    print(f"  abuser: {abuse_report['held']} stalled / half-sent requests held open throughout")
+    print(f"  load generator used {abused_cpu:.0%} of its core (the abuser shares it)")
+    print(f"  server got {abused_server_cpu:.0%} of its core")
+    print("  on a shared machine the ratio moves with other load: run it more than once")
     return 0
 
 

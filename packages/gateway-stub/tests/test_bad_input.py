@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from evaljig_gateway import AnswerKey, Gateway
+from evaljig_gateway import AnswerKey, Gateway, Limits
 
 from .conftest import CHAT
 
@@ -140,7 +140,7 @@ def test_wrong_method_is_405(http: httpx.Client) -> None:
 
 
 def test_body_over_the_limit_is_413() -> None:
-    with Gateway(max_body_bytes=1024) as small, httpx.Client(base_url=small.url) as http:
+    with Gateway(limits=Limits(max_body_bytes=1024)) as small, httpx.Client(base_url=small.url) as http:
         big = {**CHAT, "messages": [{"role": "user", "content": "x" * 2000}]}
         response = http.post("/v1/chat/completions", json=big)
         assert response.status_code == 413
@@ -155,5 +155,5 @@ def test_chunked_body_over_the_limit_is_413() -> None:
         yield b"x" * 4096
         yield b'"}]}'
 
-    with Gateway(max_body_bytes=1024) as small, httpx.Client(base_url=small.url) as http:
+    with Gateway(limits=Limits(max_body_bytes=1024)) as small, httpx.Client(base_url=small.url) as http:
         assert http.post("/v1/chat/completions", content=chunks()).status_code == 413

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -57,3 +59,70 @@ def test_behaviours_command() -> None:
         [sys.executable, "-m", "evaljig_gateway.cli", "behaviours"], capture_output=True, text=True, check=True
     ).stdout
     assert "`always-fail`" in out
+
+
+def _ready(proc: subprocess.Popen[str]) -> tuple[str, int]:
+    assert proc.stdout is not None
+    base = proc.stdout.readline().split()[1].removesuffix("/v1")
+    return base, int(base.rsplit(":", 1)[1])
+
+
+def test_sigterm_counts_every_call_served_not_just_those_kept() -> None:
+    proc = _serve("--journal-capacity", "2")
+    try:
+        base, _ = _ready(proc)
+        for _ in range(5):
+            assert httpx.post(f"{base}/v1/chat/completions", json=CHAT).status_code == 200
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        _kill(proc)
+    assert proc.returncode == 0, err
+    assert out.strip() == "stopped after 5 call(s); the journal dropped its 3 oldest"
+
+
+def _send_raw(port: int, data: bytes) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+    sock.sendall(data)
+    return sock
+
+
+def _read_all(sock: socket.socket) -> bytes:
+    chunks = []
+    while chunk := sock.recv(65536):
+        chunks.append(chunk)
+    sock.close()
+    return b"".join(chunks)
+
+
+def test_requests_in_flight_at_shutdown_are_answered_and_journaled(tmp_path: Path) -> None:
+    journal = tmp_path / "calls.jsonl"
+    proc = _serve("--journal", str(journal))
+    try:
+        base, port = _ready(proc)
+        assert httpx.post(f"{base}/v1/chat/completions", json=CHAT).status_code == 200
+        stall = json.dumps({**CHAT, "model": "stall"}).encode()
+        head = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n"
+        held = _send_raw(port, head.format(len(stall)).encode() + stall)
+        half_sent = _send_raw(port, head.format(100).encode() + b'{"model": ')  # body still arriving
+        deadline = time.monotonic() + 60
+        while httpx.get(f"{base}/_gateway/status").json()["in_flight"] != 2:  # both are being answered
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGTERM)
+        answers = [_read_all(held), _read_all(half_sent)]
+        out, err = proc.communicate(timeout=30)
+    finally:
+        _kill(proc)
+    assert proc.returncode == 0, err
+    assert out.strip() == "stopped after 3 call(s)"
+    assert [a.split(b"\r\n", 1)[0] for a in answers] == [b"HTTP/1.1 503 Service Unavailable"] * 2
+    assert all(b"shutting down" in a for a in answers)
+    rows = sorted((r["model"] or "", r["status"]) for r in map(json.loads, journal.read_text().splitlines()))
+    assert rows == [("", 503), ("gpt-stub", 200), ("stall", 503)]
+
+
+def _kill(proc: subprocess.Popen[str]) -> None:
+    if proc.poll() is None:
+        proc.kill()
+        proc.communicate()

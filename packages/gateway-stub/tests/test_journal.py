@@ -7,6 +7,7 @@ import httpx
 import pytest
 
 from evaljig_gateway import Gateway, Journal
+from evaljig_gateway.journal import DEFAULT_BODY_BYTES
 
 from .conftest import CHAT
 
@@ -62,3 +63,74 @@ def test_jsonl_journal_file(tmp_path: Path) -> None:
     rows = [json.loads(line) for line in sink.read_text().splitlines()]
     assert [(r["status"], r["model"]) for r in rows] == [(200, "gpt-stub"), (400, None)]
     assert rows[1]["body"] == "{broken"
+
+
+def test_journal_is_bounded_in_bytes_and_counts_what_it_drops() -> None:
+    journal = Journal(max_bytes=10_000, body_bytes=1000)
+    for i in range(50):
+        journal.record("POST", "/v1/chat/completions", "m", 400, 0, b"x" * 3000 + str(i).encode())
+    stats = journal.stats()
+    calls = journal.calls()
+    assert stats["journal_bytes"] <= 10_000
+    assert stats["journal_calls"] == len(calls)
+    assert journal.dropped == stats["dropped"] == 50 - len(calls) > 0
+    assert journal.served == 50
+    assert calls[-1].seq == 50  # the oldest went first
+    assert {(len(c.raw_body), c.size, c.truncated) for c in calls} == {(1000, 3002, True)}
+    entry = calls[-1].as_dict()
+    assert (entry["body"], entry["body_size"], entry["body_truncated"]) == ("x" * 1000, 3002, True)
+    journal.reset()
+    assert (journal.dropped, journal.served, journal.calls()) == (0, 50, [])
+
+
+def test_journal_bounds_must_be_sane() -> None:
+    with pytest.raises(ValueError, match="max bytes"):
+        Journal(max_bytes=10)
+    with pytest.raises(ValueError, match="body bytes"):
+        Journal(body_bytes=-1)
+
+
+def test_big_bad_bodies_are_journaled_truncated_with_their_size(gateway: Gateway, http: httpx.Client) -> None:
+    """The issue's probe, scaled down: 3 MiB bad bodies used to be kept whole (150 of them: over 500 MiB)."""
+    big = b"{" + b"x" * (3 * 1024 * 1024)
+    for _ in range(3):
+        assert http.post("/v1/chat/completions", content=big).status_code == 400
+    calls = gateway.calls()
+    assert [(c.status, c.size, c.truncated) for c in calls] == [(400, len(big), True)] * 3
+    assert {len(c.raw_body) for c in calls} == {DEFAULT_BODY_BYTES}
+    stats = http.get("/_gateway/status").json()
+    assert stats["journal_bytes"] < 3 * (DEFAULT_BODY_BYTES + 1024)
+    rows = http.get("/_gateway/calls").json()["calls"]
+    assert [(r["body_size"], r["body_truncated"], len(r["body"])) for r in rows] == [
+        (len(big), True, DEFAULT_BODY_BYTES)
+    ] * 3
+
+
+def test_dropped_calls_are_reported_over_http(tmp_path: Path) -> None:
+    with Gateway(journal_max_bytes=64 * 1024, journal_body_bytes=8 * 1024) as gw, httpx.Client(base_url=gw.url) as http:
+        for _ in range(40):
+            http.post("/v1/chat/completions", content=b"[" * 20_000)
+        reply = http.get("/_gateway/calls").json()
+        status = http.get("/_gateway/status").json()
+    assert reply["dropped"] == status["dropped"] == 40 - len(reply["calls"]) > 0
+    assert status["served"] == 40
+    assert status["journal_bytes"] <= status["journal_max_bytes"] == 64 * 1024
+    assert [c["seq"] for c in reply["calls"]] == list(range(41 - len(reply["calls"]), 41))
+
+
+def test_calls_limit_returns_the_newest(gateway: Gateway, http: httpx.Client) -> None:
+    for model in ("a", "b", "a", "c"):
+        http.post("/v1/chat/completions", json={**CHAT, "model": model})
+    newest = http.get("/_gateway/calls", params={"limit": 2}).json()["calls"]
+    assert [c["model"] for c in newest] == ["a", "c"]
+    assert [c["seq"] for c in http.get("/_gateway/calls", params={"limit": "1", "model": "a"}).json()["calls"]] == [3]
+    assert len(http.get("/_gateway/calls", params={"limit": 99}).json()["calls"]) == 4
+    assert [c.model for c in gateway.calls(limit=3)] == ["b", "a", "c"]
+
+
+@pytest.mark.parametrize("bad", ["0", "-1", "abc", "1e3", "2.5", "", "9" * 5000, "\uff11"])
+def test_calls_limit_is_validated(http: httpx.Client, bad: str) -> None:
+    reply = http.get("/_gateway/calls", params={"limit": bad})
+    assert reply.status_code == 400
+    assert reply.json()["error"]["param"] == "limit"
+    assert len(reply.json()["error"]["message"]) < 200

@@ -9,6 +9,7 @@ from evaljig_gateway.app import DEFAULT_MAX_BODY_BYTES, DEFAULT_RETRY_AFTER_MS, 
 from evaljig_gateway.behaviours import BEHAVIOUR_TABLE, Behaviour, behaviour_for, behaviour_table_markdown
 from evaljig_gateway.content import AnswerKey
 from evaljig_gateway.journal import Call, Journal
+from evaljig_gateway.limits import Limits
 from evaljig_gateway.server import Gateway, GatewayStartError
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "GatewayApp",
     "GatewayStartError",
     "Journal",
+    "Limits",
     "behaviour_for",
     "behaviour_table_markdown",
     "load_answer_key",

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, MutableMapping
+import time
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -18,8 +19,10 @@ from evaljig_gateway import openai_api, validation
 from evaljig_gateway.behaviours import behaviour_for
 from evaljig_gateway.content import AnswerKey
 from evaljig_gateway.errors import GatewayError
-from evaljig_gateway.journal import Journal, call_json
+from evaljig_gateway.journal import Call, Journal, call_json
+from evaljig_gateway.limits import Limits
 from evaljig_gateway.replies import Reply, json_reply
+from evaljig_gateway.work import Work
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -27,7 +30,7 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
 #: Requests with a larger body are refused with 413 before the body is read.
-DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+DEFAULT_MAX_BODY_BYTES = Limits().max_body_bytes
 #: Sent as ``retry-after-ms`` on 429/500 so SDK retries (which honour it) take milliseconds.
 DEFAULT_RETRY_AFTER_MS = 1
 
@@ -36,7 +39,12 @@ CONTROL_PREFIX = "/_gateway/"
 
 _log = logging.getLogger(__name__)
 
-_MODEL_ROUTES: dict[str, Callable[[openai_api.Request], Reply]] = {
+#: How long answer generation may hold the event loop before other requests get a turn.
+WORK_SLICE_S = 0.001
+#: The share of the gateway's time all heavy requests together may take (after their first slice).
+HEAVY_SHARE = 0.25
+
+_MODEL_ROUTES: dict[str, Callable[[openai_api.Request], Work[Reply]]] = {
     "/v1/chat/completions": openai_api.chat_completions,
     "/v1/completions": openai_api.completions,
     "/v1/embeddings": openai_api.embeddings,
@@ -48,6 +56,10 @@ class _ClientGoneError(Exception):
     """The client disconnected before we answered."""
 
 
+#: Journaled for a request that got no answer because the client left first.
+NO_ANSWER = 499
+
+
 class GatewayApp:
     """OpenAI-compatible ASGI app; see ``behaviours`` for what each model name does."""
 
@@ -56,13 +68,34 @@ class GatewayApp:
         *,
         answers: AnswerKey | None = None,
         journal: Journal | None = None,
-        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        limits: Limits | None = None,
         retry_after_ms: int = DEFAULT_RETRY_AFTER_MS,
     ) -> None:
         self.answers = answers or AnswerKey()
         self.journal = journal or Journal()
-        self.max_body_bytes = max_body_bytes
+        self.limits = limits or Limits()
+        self.max_body_bytes = self.limits.max_body_bytes
         self.retry_after_ms = retry_after_ms
+        self.in_flight = 0
+        """Model requests being answered right now (read by ``GET /_gateway/status``)."""
+        self.reopen()
+
+    def reopen(self) -> None:
+        """Serve again after ``close``."""
+        self._closing = asyncio.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._heavy_turn = asyncio.Lock()
+
+    def close(self) -> None:
+        """Answer held requests (``stall``, ``slow-<ms>``) with 503 now; safe to call from any thread."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            self._closing.set()
+            return
+        try:
+            loop.call_soon_threadsafe(self._closing.set)
+        except RuntimeError:  # the loop closed in between
+            self._closing.set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
@@ -76,31 +109,72 @@ class GatewayApp:
         model: str | None = None
         attempt = 0
         raw = b""
+        handler = _MODEL_ROUTES.get(path)
+        self.in_flight += handler is not None
         try:
             raw = await self._read_body(scope, receive)
-            handler = _MODEL_ROUTES.get(path)
             if handler is not None:
                 if method != "POST":
                     raise GatewayError(405, f"Method {method} is not allowed on {path}; use POST.")
                 body = validation.require_object(_parse_json(raw))
                 model = validation.model_of(body)
-                reply = handler(openai_api.Request(raw, body, model, self.answers))
+                request = openai_api.Request(raw, body, model, self.answers, self.limits)
+                reply = await self._drive(handler(request), receive)
                 # counted only once the request is valid: a 400 must not use up fail-once's failure
                 attempt = self.journal.next_attempt(model)
                 reply = await self._apply_behaviour(model, attempt, reply, receive)
             else:
-                reply = self._control(method, path, scope)
+                reply = await self._drive(self._control(method, path, scope), receive)
         except GatewayError as exc:
             reply = _error_reply(exc)
         except _ClientGoneError:
-            self.journal.record(method, path, model, 499, attempt, raw)
+            self.journal.record(method, path, model, NO_ANSWER, attempt, raw)
             return
+        except asyncio.CancelledError:
+            # uvicorn cancels what is still running a second into shutdown (a body still arriving):
+            # the task ends right here, so answer 503 and journal it rather than vanish without a trace
+            reply = _error_reply(_shutting_down())
         except Exception as exc:  # last resort: a bug still answers like OpenAI and is journaled
             _log.exception("evaljig gateway: unexpected error answering %s %s", method, path)
             reply = _error_reply(_internal_error(exc))
+        finally:
+            self.in_flight -= handler is not None
         await _send(send, reply)
         if not path.startswith(CONTROL_PREFIX):
             self.journal.record(method, path, model, reply.status, attempt, raw)
+
+    async def _drive(self, work: Work[Reply], receive: Receive) -> Reply:
+        """Run ``work`` a slice at a time, so one request never stalls the rest.
+
+        Cheap requests finish inside their first slice and never touch the loop. A long one
+        hands the loop back after every slice and then waits its turn: heavy requests take
+        turns, and the one whose turn it is keeps it through a pause after its slice, so
+        together they use at most ``HEAVY_SHARE`` of the time whatever their number (a
+        heavy request alone runs that much slower). Between slices it watches for its client
+        leaving (the work stops: 499) and for the gateway closing (503).
+        """
+        watcher: asyncio.Future[Message] | None = None
+        try:
+            done, reply = _run_slice(work)
+            while not done:
+                await asyncio.sleep(0)
+                if watcher is None:
+                    watcher = asyncio.ensure_future(receive())
+                elif watcher.done():
+                    raise _ClientGoneError
+                if self._closing.is_set():
+                    raise _shutting_down()
+                async with self._heavy_turn:
+                    started = time.perf_counter()
+                    done, reply = _run_slice(work)
+                    if not done:
+                        await asyncio.sleep((time.perf_counter() - started) * (1 - HEAVY_SHARE) / HEAVY_SHARE)
+            assert reply is not None
+            return reply
+        finally:
+            work.close()
+            if watcher is not None and not watcher.done():
+                watcher.cancel()
 
     async def _read_body(self, scope: Scope, receive: Receive) -> bytes:
         for name, value in scope["headers"]:
@@ -123,11 +197,10 @@ class GatewayApp:
     async def _apply_behaviour(self, model: str, attempt: int, reply: Reply, receive: Receive) -> Reply:
         behaviour = behaviour_for(model)
         if behaviour.stall:
-            while (await receive())["type"] != "http.disconnect":
-                pass
+            await self._hold(_until_disconnect(receive))
             raise _ClientGoneError
         if behaviour.delay_ms:
-            await asyncio.sleep(behaviour.delay_ms / 1000)
+            await self._hold(asyncio.sleep(behaviour.delay_ms / 1000))
         status = behaviour.failure_status_for(attempt)
         if status is not None:
             raise self._failure(status, model, attempt)
@@ -142,6 +215,19 @@ class GatewayApp:
             body = reply.body or b"".join(reply.events or [])
             return Reply(200, body[: max(1, len(body) // 2)])
         return reply
+
+    async def _hold(self, wait: Awaitable[Any]) -> None:
+        """Await ``wait`` unless the gateway closes first (then answer 503, so shutdown never waits on us)."""
+        self._loop = asyncio.get_running_loop()
+        waiting = asyncio.ensure_future(wait)
+        closing = asyncio.ensure_future(self._closing.wait())
+        try:
+            await asyncio.wait((waiting, closing), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiting.cancel()
+            closing.cancel()
+        if self._closing.is_set():
+            raise _shutting_down()
 
     def _failure(self, status: int, model: str, attempt: int) -> GatewayError:
         ms = self.retry_after_ms
@@ -163,22 +249,67 @@ class GatewayApp:
             )
         return GatewayError(status, message, headers=headers)
 
-    def _control(self, method: str, path: str, scope: Scope) -> Reply:
+    def _control(self, method: str, path: str, scope: Scope) -> Work[Reply]:
         """Model listing and the gateway's own ``/_gateway/*`` endpoints."""
         if path == "/v1/models" and method == "GET":
             return openai_api.list_models()
         if path.startswith("/v1/models/") and method == "GET" and len(path) > len("/v1/models/"):
             return openai_api.retrieve_model(path[len("/v1/models/") :])
         if path == "/_gateway/calls" and method == "GET":
-            query = parse_qs(scope.get("query_string", b"").decode())
-            calls = self.journal.calls(model=_first(query, "model"), path=_first(query, "path"))
-            return Reply(200, b'{"calls":[' + b",".join(map(call_json, calls)) + b"]}")
+            query = parse_qs(scope.get("query_string", b"").decode(errors="replace"), keep_blank_values=True)
+            limit = _limit_of(_first(query, "limit"))
+            calls = self.journal.calls(model=_first(query, "model"), path=_first(query, "path"), limit=limit)
+            return (yield from self._calls_reply(calls))
+        if path == "/_gateway/status" and method == "GET":
+            return json_reply({"in_flight": self.in_flight, **self.journal.stats()})
         if path == "/_gateway/reset" and method == "POST":
             self.journal.reset()
             return json_reply({"reset": True})
         if path == "/_gateway/behaviours" and method == "GET":
             return openai_api.behaviours()
         raise GatewayError(404, f"Unknown path {method} {path}.")
+
+    def _calls_reply(self, calls: Iterable[Call]) -> Work[Reply]:
+        """The journal as JSON, one call per step (bodies are parsed back, and may be large)."""
+        parts: list[bytes] = []
+        for call in calls:
+            parts.append(call_json(call))
+            yield
+        dropped = orjson.dumps(self.journal.dropped)
+        return Reply(200, b'{"calls":[' + b",".join(parts) + b'],"dropped":' + dropped + b"}")
+
+
+async def _until_disconnect(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+def _shutting_down() -> GatewayError:
+    return GatewayError(503, "The evaljig gateway is shutting down.", code="shutting_down")
+
+
+def _limit_of(text: str | None) -> int | None:
+    """``?limit=N``: the newest N calls; anything but a positive integer is a 400."""
+    if text is None:
+        return None
+    if not (text.isascii() and text.isdigit() and len(text) <= 9 and int(text) >= 1):
+        shown = text[:40].encode("unicode_escape").decode()
+        raise GatewayError(
+            400, f"Invalid value for 'limit': expected a positive integer, got '{shown}'.", param="limit"
+        )
+    return int(text)
+
+
+def _run_slice(work: Work[Reply]) -> tuple[bool, Reply | None]:
+    """Step ``work`` for up to ``WORK_SLICE_S``; (True, reply) once it is finished."""
+    deadline = time.perf_counter() + WORK_SLICE_S
+    while True:
+        try:
+            next(work)
+        except StopIteration as finished:
+            return True, finished.value
+        if time.perf_counter() >= deadline:
+            return False, None
 
 
 def _first(query: dict[str, list[str]], key: str) -> str | None:

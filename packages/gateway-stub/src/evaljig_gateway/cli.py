@@ -7,13 +7,15 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
+from dataclasses import fields
 from pathlib import Path
 from types import FrameType
 
 from evaljig_gateway.answers import AnswerKeyError, load_answer_key
-from evaljig_gateway.app import DEFAULT_MAX_BODY_BYTES, DEFAULT_RETRY_AFTER_MS
+from evaljig_gateway.app import DEFAULT_RETRY_AFTER_MS
 from evaljig_gateway.behaviours import behaviour_table_markdown
-from evaljig_gateway.journal import DEFAULT_CAPACITY
+from evaljig_gateway.journal import DEFAULT_BODY_BYTES, DEFAULT_CAPACITY, DEFAULT_MAX_BYTES
+from evaljig_gateway.limits import Limits
 from evaljig_gateway.server import LOOPBACK, Gateway, GatewayStartError
 
 
@@ -26,7 +28,19 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--answers", type=Path, help="answer key: JSON object or JSONL question/answer rows")
     serve.add_argument("--journal", type=Path, help="also append every call to this JSONL file")
     serve.add_argument("--journal-capacity", type=int, default=DEFAULT_CAPACITY, help="calls kept in memory")
-    serve.add_argument("--max-body-bytes", type=int, default=DEFAULT_MAX_BODY_BYTES, help="413 above this")
+    serve.add_argument(
+        "--journal-max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="bytes kept in memory (default: 64 MiB)"
+    )
+    serve.add_argument(
+        "--journal-body-bytes", type=int, default=DEFAULT_BODY_BYTES, help="longer bodies are kept truncated"
+    )
+    for limit in fields(Limits):  # --max-body-bytes, --max-embedding-values, ...: see limits.Limits
+        serve.add_argument(
+            "--" + limit.name.replace("_", "-"),
+            type=int,
+            default=limit.default,
+            help=f"{limit.name.removeprefix('max_').replace('_', ' ')} limit per request (default: %(default)s)",
+        )
     serve.add_argument(
         "--retry-after-ms",
         type=int,
@@ -57,7 +71,9 @@ def _serve(args: argparse.Namespace) -> int:
             answers=answers,
             journal_path=args.journal,
             journal_capacity=args.journal_capacity,
-            max_body_bytes=args.max_body_bytes,
+            journal_max_bytes=args.journal_max_bytes,
+            journal_body_bytes=args.journal_body_bytes,
+            limits=Limits(**{f.name: getattr(args, f.name) for f in fields(Limits)}),
             retry_after_ms=args.retry_after_ms,
         ).start()
     except (AnswerKeyError, GatewayStartError, ValueError, OSError) as exc:
@@ -72,9 +88,9 @@ def _serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, _on_signal)
     print(f"ready {gateway.base_url}", flush=True)
     stop.wait()
-    calls = len(gateway.calls())
-    gateway.stop()
-    print(f"stopped after {calls} call(s)", flush=True)
+    gateway.stop()  # held requests are answered and journaled before this returns, so they are counted
+    dropped = f"; the journal dropped its {gateway.dropped} oldest" if gateway.dropped else ""
+    print(f"stopped after {gateway.served} call(s){dropped}", flush=True)
     return 0
 
 

@@ -17,8 +17,15 @@ import struct
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from evaljig_gateway.work import Work, drain
+
 TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 _SPACES = re.compile(r"\s+")
+_SPACE = re.compile(r"\s")
+#: Characters tokenized, values generated or tokens scored between two yields (about a millisecond).
+TEXT_STEP = 4 * 1024
+VALUE_STEP = 256
+TOKEN_STEP = 128
 #: 2023-11-14T22:13:20Z: ``created`` values are offsets from here, so they look plausible.
 CREATED_BASE = 1_700_000_000
 _VOCABULARY = (
@@ -58,6 +65,18 @@ def tokenize(text: str) -> list[str]:
 
 def count_tokens(text: str) -> int:
     return len(TOKEN.findall(text))
+
+
+def count_tokens_work(text: str) -> Work[int]:
+    """``count_tokens`` in steps of about ``TEXT_STEP`` characters, cut at whitespace (no token spans one)."""
+    total = start = 0
+    while start < len(text):
+        cut = _SPACE.search(text, min(start + TEXT_STEP, len(text)))
+        end = cut.start() if cut else len(text)
+        total += len(TOKEN.findall(text, start, end))
+        start = end + 1 if cut else end
+        yield
+    return total
 
 
 def pieces(text: str) -> list[str]:
@@ -171,21 +190,39 @@ def chat_logprobs(tokens: Iterable[str], top: int) -> list[dict[str, Any]]:
 
 def completion_logprobs(text: str, top: int, offset: int = 0) -> dict[str, Any]:
     """``choices[].logprobs`` for the legacy completions API."""
-    matches = list(TOKEN.finditer(text))
-    tokens = [m.group() for m in matches]
-    return {
-        "tokens": tokens,
-        "token_logprobs": [token_logprob(t, i) for i, t in enumerate(tokens)],
-        "top_logprobs": [dict(alternatives(t, i, max(top, 1))) for i, t in enumerate(tokens)],
-        "text_offset": [offset + m.start() for m in matches],
-    }
+    return drain(completion_logprobs_work(text, top, offset))
+
+
+def completion_logprobs_work(text: str, top: int, offset: int = 0) -> Work[dict[str, Any]]:
+    """``completion_logprobs`` yielding every ``TOKEN_STEP`` tokens (an echoed prompt can be megabytes)."""
+    tokens: list[str] = []
+    token_logprobs: list[float] = []
+    top_logprobs: list[dict[str, float]] = []
+    offsets: list[int] = []
+    for i, match in enumerate(TOKEN.finditer(text)):
+        token = match.group()
+        tokens.append(token)
+        token_logprobs.append(token_logprob(token, i))
+        top_logprobs.append(dict(alternatives(token, i, max(top, 1))))
+        offsets.append(offset + match.start())
+        if i % TOKEN_STEP == TOKEN_STEP - 1:
+            yield
+    return {"tokens": tokens, "token_logprobs": token_logprobs, "top_logprobs": top_logprobs, "text_offset": offsets}
 
 
 def embedding(model: str, item: Any, dimensions: int) -> list[float]:
     """A unit-length vector seeded by the model and the input."""
+    return drain(embedding_work(model, item, dimensions))
+
+
+def embedding_work(model: str, item: Any, dimensions: int) -> Work[list[float]]:
+    """``embedding`` yielding every ``VALUE_STEP`` values (8,192 dimensions take 10-40 milliseconds)."""
     seed = int.from_bytes(hashlib.sha256(f"{model}\x00{item!r}".encode()).digest()[:8], "big")
     rng = random.Random(seed)
-    vec = [rng.gauss(0.0, 1.0) for _ in range(dimensions)]
+    vec: list[float] = []
+    while len(vec) < dimensions:
+        vec.extend(rng.gauss(0.0, 1.0) for _ in range(min(VALUE_STEP, dimensions - len(vec))))
+        yield
     norm = math.sqrt(sum(v * v for v in vec)) or 1.0
     return [round(v / norm, 8) for v in vec]
 

@@ -11,9 +11,17 @@ _TYPES = {
     405: "invalid_request_error",
     413: "invalid_request_error",
     429: "rate_limit_error",
+    431: "invalid_request_error",
     500: "server_error",
+    503: "server_error",
 }
-_CODES = {404: "not_found", 405: "method_not_allowed", 413: "request_too_large", 429: "rate_limit_exceeded"}
+_CODES = {
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "request_too_large",
+    429: "rate_limit_exceeded",
+    431: "request_header_fields_too_large",
+}
 
 
 @dataclass(slots=True)

@@ -1,8 +1,10 @@
 """A bounded, thread-safe record of every request the gateway answered.
 
 Appending is one locked ``deque.append`` on the hot path; bodies are kept as bytes and
-parsed only when someone reads them. The optional JSONL sink is written in batches by a
-background thread so file I/O never sits between a request and its response.
+parsed only when someone reads them. The journal is bounded twice: by calls and by bytes,
+oldest first, and a body longer than ``body_bytes`` is kept truncated with its real size,
+so hostile traffic cannot grow the server without limit. The optional JSONL sink is written
+in batches by a background thread so file I/O never sits between a request and its response.
 """
 
 from __future__ import annotations
@@ -16,6 +18,10 @@ from typing import Any
 import orjson
 
 DEFAULT_CAPACITY = 10_000
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+DEFAULT_BODY_BYTES = 256 * 1024
+#: What one entry costs besides its body (the object, its strings, the deque slot), roughly.
+ENTRY_OVERHEAD = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,14 +37,29 @@ class Call:
     """1-based count of valid calls for this model name on this gateway; 0 when there is no model or the
     request was rejected before it counted (bad JSON, a field answered with 400)."""
     raw_body: bytes
+    """The request body, or its first ``body_bytes`` bytes when it was longer (see ``body_size``)."""
+    body_size: int = -1
+    """The size of the body as received; -1 means ``len(raw_body)`` (nothing was cut)."""
+
+    @property
+    def size(self) -> int:
+        """Bytes the client sent as the body."""
+        return self.body_size if self.body_size >= 0 else len(self.raw_body)
+
+    @property
+    def truncated(self) -> bool:
+        return self.size > len(self.raw_body)
 
     @property
     def body(self) -> Any:
-        """The request body as JSON, or as text when it was not valid JSON."""
+        """The request body as JSON, or as text when it was not valid JSON (or was truncated)."""
         try:
-            return orjson.loads(self.raw_body) if self.raw_body else None
+            return orjson.loads(self.raw_body) if self.raw_body and not self.truncated else self._text()
         except orjson.JSONDecodeError:
-            return self.raw_body.decode("utf-8", errors="replace")
+            return self._text()
+
+    def _text(self) -> str | None:
+        return self.raw_body.decode("utf-8", errors="replace") if self.raw_body else None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -49,6 +70,8 @@ class Call:
             "status": self.status,
             "attempt": self.attempt,
             "body": self.body,
+            "body_size": self.size,
+            "body_truncated": self.truncated,
         }
 
 
@@ -62,13 +85,32 @@ def call_json(call: Call) -> bytes:
         return orjson.dumps(data)
 
 
-class Journal:
-    """The last ``capacity`` calls plus per-model attempt counters."""
+def _cost(call: Call) -> int:
+    return ENTRY_OVERHEAD + len(call.raw_body) + len(call.path) + len(call.model or "")
 
-    def __init__(self, capacity: int = DEFAULT_CAPACITY, sink: Path | None = None) -> None:
+
+class Journal:
+    """The newest calls (at most ``capacity`` of them and ``max_bytes`` in all) plus per-model attempt counters."""
+
+    def __init__(
+        self,
+        capacity: int = DEFAULT_CAPACITY,
+        sink: Path | None = None,
+        *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        body_bytes: int = DEFAULT_BODY_BYTES,
+    ) -> None:
         if capacity < 1:
             raise ValueError(f"journal capacity must be at least 1, got {capacity}")
-        self._calls: deque[Call] = deque(maxlen=capacity)
+        if max_bytes < ENTRY_OVERHEAD:
+            raise ValueError(f"journal max bytes must be at least {ENTRY_OVERHEAD}, got {max_bytes}")
+        if body_bytes < 0:
+            raise ValueError(f"journal body bytes must be at least 0, got {body_bytes}")
+        self.capacity, self.max_bytes, self.body_bytes = capacity, max_bytes, body_bytes
+        self._calls: deque[Call] = deque()
+        self._bytes = 0
+        self._dropped = 0
+        self._served = 0
         self._attempts: Counter[str] = Counter()
         self._seq = 0
         self._lock = threading.Lock()
@@ -80,22 +122,52 @@ class Journal:
             return self._attempts[model]
 
     def record(self, method: str, path: str, model: str | None, status: int, attempt: int, raw_body: bytes) -> None:
+        size = len(raw_body)
+        kept = raw_body if size <= self.body_bytes else raw_body[: self.body_bytes]
         with self._lock:
             self._seq += 1
-            call = Call(self._seq, method, path, model, status, attempt, raw_body)
+            self._served += 1
+            call = Call(self._seq, method, path, model, status, attempt, kept, size)
             self._calls.append(call)
+            self._bytes += _cost(call)
+            while len(self._calls) > self.capacity or (self._bytes > self.max_bytes and len(self._calls) > 1):
+                self._bytes -= _cost(self._calls.popleft())
+                self._dropped += 1
         if self._sink is not None:
             self._sink.put(call)
 
-    def calls(self, model: str | None = None, path: str | None = None) -> list[Call]:
+    def calls(self, model: str | None = None, path: str | None = None, limit: int | None = None) -> list[Call]:
+        """Calls oldest first, optionally for one model and/or path; ``limit`` keeps the newest ``limit``."""
         with self._lock:
             snapshot = list(self._calls)
-        return [c for c in snapshot if (model is None or c.model == model) and (path is None or c.path == path)]
+        found = [c for c in snapshot if (model is None or c.model == model) and (path is None or c.path == path)]
+        return found[-limit:] if limit is not None else found
+
+    @property
+    def dropped(self) -> int:
+        """Calls pushed out (oldest first) by the count or byte bound since the last reset."""
+        return self._dropped
+
+    @property
+    def served(self) -> int:
+        """Every call recorded since the journal was made; ``reset`` does not clear it."""
+        return self._served
+
+    def stats(self) -> dict[str, int]:
+        """Counters for ``GET /_gateway/status``."""
+        with self._lock:
+            return {
+                "served": self._served,
+                "journal_calls": len(self._calls),
+                "journal_bytes": self._bytes,
+                "journal_max_bytes": self.max_bytes,
+                "dropped": self._dropped,
+            }
 
     def reset(self) -> None:
-        """Forget calls, sequence numbers and attempt counters (``fail-once`` fails again)."""
+        """Forget calls, sequence numbers, drops and attempt counters (``fail-once`` fails again)."""
         with self._lock:
-            self._seq = 0
+            self._seq = self._bytes = self._dropped = 0
             self._calls.clear()
             self._attempts.clear()
 

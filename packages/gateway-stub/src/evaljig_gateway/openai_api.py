@@ -10,7 +10,9 @@ import orjson
 from evaljig_gateway import content, validation
 from evaljig_gateway.behaviours import BEHAVIOUR_TABLE
 from evaljig_gateway.errors import GatewayError, invalid, missing
-from evaljig_gateway.replies import Reply, json_reply, sse_reply
+from evaljig_gateway.limits import Limits, check_product
+from evaljig_gateway.replies import Reply, assembled_json, json_reply, sse_reply
+from evaljig_gateway.work import Work
 
 SYSTEM_FINGERPRINT = "fp_evaljig"
 DEFAULT_EMBEDDING_DIMENSIONS = 1536
@@ -28,6 +30,7 @@ class Request:
     body: dict[str, Any]
     model: str
     answers: content.AnswerKey
+    limits: Limits
 
     @property
     def digest(self) -> str:
@@ -42,22 +45,31 @@ def _usage(prompt_tokens: int, completion_tokens: int) -> dict[str, Any]:
     }
 
 
-def _answer(req: Request, prompt: str, index: int) -> str:
-    known = req.answers.lookup(prompt)
+def _answer(known: str | None, prompt: str, index: int) -> str:
+    """The answer key's answer (looked up once per prompt) or the prompt-derived one for choice ``index``."""
     return known if known is not None else content.default_answer(prompt, index)
+
+
+def _check_tokens(req: Request, n: int, max_tokens: int | None, param: str) -> None:
+    if max_tokens is not None:
+        what = f"n x {param} ({n} x {max_tokens})"
+        check_product(param, what, n * max_tokens, req.limits.max_output_tokens, "--max-output-tokens")
 
 
 # --------------------------------------------------------------------------- chat
 
 
-def chat_completions(req: Request) -> Reply:
+def chat_completions(req: Request) -> Work[Reply]:
     body = req.body
     messages = validation.messages_of(body)
     validation.sampling(body)
     n = validation.optional_int(body, "n", 1, 128) or 1
-    max_tokens = validation.optional_int(body, "max_completion_tokens", 1, 1_000_000)
+    tokens_param = "max_completion_tokens"
+    max_tokens = validation.optional_int(body, tokens_param, 1, 1_000_000)
     if max_tokens is None:
-        max_tokens = validation.optional_int(body, "max_tokens", 1, 1_000_000)
+        tokens_param = "max_tokens"
+        max_tokens = validation.optional_int(body, tokens_param, 1, 1_000_000)
+    _check_tokens(req, n, max_tokens, tokens_param)
     stop = validation.stop_list(body)
     stream = validation.optional_bool(body, "stream")
     want_logprobs = validation.optional_bool(body, "logprobs")
@@ -74,18 +86,20 @@ def chat_completions(req: Request) -> Reply:
     include_usage = bool(options and options.get("include_usage"))
 
     prompt = "\n".join(content.message_text(m.get("content")) for m in messages)
-    prompt_tokens = content.count_tokens(prompt)
+    prompt_tokens = yield from content.count_tokens_work(prompt)
+    known = req.answers.lookup(prompt)
     digest = req.digest
     choices: list[dict[str, Any]] = []
     completion_tokens = 0
     for index in range(n):
+        yield
         if tool is not None:
             call = _tool_call(tool, prompt, digest, index)
             completion_tokens += content.count_tokens(call["function"]["arguments"])
             message = {"role": "assistant", "content": None, "tool_calls": [call], "refusal": None}
             choices.append({"index": index, "message": message, "logprobs": None, "finish_reason": "tool_calls"})
             continue
-        text, finish = content.truncate(_answer(req, prompt, index), max_tokens, stop)
+        text, finish = content.truncate(_answer(known, prompt, index), max_tokens, stop)
         completion_tokens += content.count_tokens(text)
         logprobs = (
             {"content": content.chat_logprobs(content.pieces(text), top or 0), "refusal": None}
@@ -104,8 +118,19 @@ def chat_completions(req: Request) -> Reply:
     }
     usage = _usage(prompt_tokens, completion_tokens)
     if stream:
-        return sse_reply(_chat_chunks(head, choices, usage if include_usage else None))
-    return json_reply({**head, "choices": choices, "usage": usage, "service_tier": "default"})
+        events = yield from _chat_chunks(head, choices, usage if include_usage else None)
+        return sse_reply(events)
+    parts = yield from _dumped(choices)
+    return Reply(200, assembled_json(head, "choices", parts, {"usage": usage, "service_tier": "default"}))
+
+
+def _dumped(items: list[dict[str, Any]]) -> Work[list[bytes]]:
+    """Each item as JSON, one step each."""
+    parts = []
+    for item in items:
+        parts.append(orjson.dumps(item))
+        yield
+    return parts
 
 
 def _tool_call(tool: dict[str, Any], prompt: str, digest: str, index: int) -> dict[str, Any]:
@@ -119,12 +144,13 @@ def _tool_call(tool: dict[str, Any], prompt: str, digest: str, index: int) -> di
 
 def _chat_chunks(
     head: dict[str, Any], choices: list[dict[str, Any]], usage: dict[str, Any] | None
-) -> list[dict[str, Any]]:
+) -> Work[list[dict[str, Any]]]:
     """OpenAI's chunk sequence: role, one delta per token, finish, then usage if asked."""
     chunk_head = {**head, "object": "chat.completion.chunk"}
     extra = {"usage": None} if usage is not None else {}
     events: list[dict[str, Any]] = []
     for choice in choices:
+        yield
         index, message = choice["index"], choice["message"]
         deltas: list[tuple[dict[str, Any], Any]] = [({"role": "assistant", "content": ""}, None)]
         if message.get("tool_calls"):
@@ -166,7 +192,7 @@ def _chat_chunks(
 # --------------------------------------------------------------------------- completions
 
 
-def completions(req: Request) -> Reply:
+def completions(req: Request) -> Work[Reply]:
     body = req.body
     prompt_field = body.get("prompt")
     if prompt_field is None:
@@ -182,6 +208,9 @@ def completions(req: Request) -> Reply:
     max_tokens = validation.optional_int(body, "max_tokens", 0, 1_000_000)
     if max_tokens is None:
         max_tokens = 16  # OpenAI's default for the legacy endpoint
+    what = f"prompts x n ({len(prompts)} x {n})"
+    check_product("n" if n > 1 else "prompt", what, len(prompts) * n, req.limits.max_choices, "--max-choices")
+    _check_tokens(req, n, max_tokens, "max_tokens")
     stop = validation.stop_list(body)
     stream = validation.optional_bool(body, "stream")
     echo = validation.optional_bool(body, "echo")
@@ -191,12 +220,14 @@ def completions(req: Request) -> Reply:
     choices: list[dict[str, Any]] = []
     prompt_tokens = completion_tokens = 0
     for p_index, prompt in enumerate(prompts):
-        prompt_tokens += content.count_tokens(prompt)
+        prompt_tokens += yield from content.count_tokens_work(prompt)
+        known = req.answers.lookup(prompt)
         for k in range(n):
-            text, finish = content.truncate(_answer(req, prompt, k), max_tokens, stop)
+            yield
+            text, finish = content.truncate(_answer(known, prompt, k), max_tokens, stop)
             completion_tokens += content.count_tokens(text)
             full = prompt + text if echo else text
-            logprobs = content.completion_logprobs(full, top) if top is not None else None
+            logprobs = (yield from content.completion_logprobs_work(full, top)) if top is not None else None
             choices.append({"text": full, "index": p_index * n + k, "logprobs": logprobs, "finish_reason": finish})
     head = {
         "id": f"cmpl-{digest[:24]}",
@@ -214,32 +245,35 @@ def completions(req: Request) -> Reply:
         if include_usage:
             events.append({**head, "choices": [], "usage": usage})
         return sse_reply(events)
-    return json_reply({**head, "choices": choices, "usage": usage})
+    parts = yield from _dumped(choices)
+    return Reply(200, assembled_json(head, "choices", parts, {"usage": usage}))
 
 
 # --------------------------------------------------------------------------- embeddings
 
 
-def embeddings(req: Request) -> Reply:
+def embeddings(req: Request) -> Work[Reply]:
     body = req.body
     raw_input = body.get("input")
     if raw_input is None:
         raise missing("input")
     items = _embedding_items(raw_input)
     dims = validation.optional_int(body, "dimensions", 1, MAX_EMBEDDING_DIMENSIONS) or DEFAULT_EMBEDDING_DIMENSIONS
+    what = f"inputs x dimensions ({len(items)} x {dims})"
+    limit = req.limits.max_embedding_values
+    check_product("input", what, len(items) * dims, limit, "--max-embedding-values")
     fmt = body.get("encoding_format", "float")
     if fmt not in ("float", "base64"):
         raise invalid("encoding_format", "must be 'float' or 'base64'")
-    data = []
+    data: list[bytes] = []  # serialized one by one, so no single dump holds the loop
     tokens = 0
     for index, item in enumerate(items):
-        vector = content.embedding(req.model, item, dims)
-        tokens += content.count_tokens(item) if isinstance(item, str) else len(item)
+        vector = yield from content.embedding_work(req.model, item, dims)
+        tokens += (yield from content.count_tokens_work(item)) if isinstance(item, str) else len(item)
         value: Any = content.encode_base64_floats(vector) if fmt == "base64" else vector
-        data.append({"object": "embedding", "index": index, "embedding": value})
-    return json_reply(
-        {"object": "list", "data": data, "model": req.model, "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
-    )
+        data.append(orjson.dumps({"object": "embedding", "index": index, "embedding": value}))
+    usage = {"prompt_tokens": tokens, "total_tokens": tokens}
+    return Reply(200, assembled_json({"object": "list"}, "data", data, {"model": req.model, "usage": usage}))
 
 
 def _embedding_items(raw: Any) -> list[Any]:
@@ -282,7 +316,7 @@ def behaviours() -> Reply:
 # --------------------------------------------------------------------------- responses
 
 
-def responses(req: Request) -> Reply:
+def responses(req: Request) -> Work[Reply]:
     body = req.body
     raw_input = body.get("input")
     if raw_input is None:
@@ -296,9 +330,10 @@ def responses(req: Request) -> Reply:
     max_tokens = validation.optional_int(body, "max_output_tokens", 1, 1_000_000)
     validation.sampling(body)
     full_prompt = f"{instructions}\n{prompt}" if instructions else prompt
-    text, finish = content.truncate(_answer(req, full_prompt, 0), max_tokens, [])
+    text, finish = content.truncate(_answer(req.answers.lookup(full_prompt), full_prompt, 0), max_tokens, [])
     digest = req.digest
-    input_tokens, output_tokens = content.count_tokens(full_prompt), content.count_tokens(text)
+    input_tokens = yield from content.count_tokens_work(full_prompt)
+    output_tokens = content.count_tokens(text)
     return json_reply(
         {
             "id": f"resp_{digest[:32]}",

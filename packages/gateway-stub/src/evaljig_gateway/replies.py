@@ -25,6 +25,18 @@ def json_reply(payload: Any, status: int = 200) -> Reply:
     return Reply(status, orjson.dumps(payload))
 
 
+def assembled_json(head: dict[str, Any], key: str, items: list[bytes], tail: dict[str, Any]) -> bytes:
+    """``orjson.dumps({**head, key: [...], **tail})`` byte for byte, from items serialized one at a time.
+
+    A big answer is then never one long dump that holds the event loop.
+    """
+    out = [orjson.dumps(head)[:-1], b',"', key.encode(), b'":[', b",".join(items), b"]"]
+    for name, value in tail.items():
+        out += [b",", orjson.dumps(name), b":", orjson.dumps(value)]
+    out.append(b"}")
+    return b"".join(out)
+
+
 def sse_reply(events: list[Any], done: bool = True) -> Reply:
     """Server-sent events, one ``data:`` line each, closed by ``[DONE]`` when ``done``."""
     chunks = [b"data: " + orjson.dumps(event) + b"\n\n" for event in events]

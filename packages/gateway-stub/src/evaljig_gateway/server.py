@@ -13,9 +13,11 @@ from typing import Self
 import uvicorn
 
 from evaljig_gateway.answers import load_answer_key
-from evaljig_gateway.app import DEFAULT_MAX_BODY_BYTES, DEFAULT_RETRY_AFTER_MS, GatewayApp
+from evaljig_gateway.app import DEFAULT_RETRY_AFTER_MS, GatewayApp
 from evaljig_gateway.content import AnswerKey
-from evaljig_gateway.journal import DEFAULT_CAPACITY, Call, Journal
+from evaljig_gateway.headers import bounded_protocol
+from evaljig_gateway.journal import DEFAULT_BODY_BYTES, DEFAULT_CAPACITY, DEFAULT_MAX_BYTES, Call, Journal
+from evaljig_gateway.limits import Limits
 
 LOOPBACK = "127.0.0.1"
 _START_TIMEOUT_S = 20.0
@@ -39,7 +41,7 @@ def bind_socket(host: str = LOOPBACK, port: int = 0) -> socket.socket:
 
 
 def uvicorn_config(app: GatewayApp) -> uvicorn.Config:
-    """Fast, quiet settings: httptools, uvloop where present, no access log, no lifespan."""
+    """Fast, quiet settings: httptools (with header limits), uvloop where present, no access log, no lifespan."""
     try:
         import uvloop  # noqa: F401
 
@@ -49,7 +51,7 @@ def uvicorn_config(app: GatewayApp) -> uvicorn.Config:
     return uvicorn.Config(
         app,
         loop=loop,
-        http="httptools",
+        http=bounded_protocol(app.limits, app.journal),
         lifespan="off",
         access_log=False,
         log_level="warning",
@@ -72,16 +74,20 @@ class Gateway:
         answers: AnswerKey | Mapping[str, str] | Path | None = None,
         journal_path: Path | None = None,
         journal_capacity: int = DEFAULT_CAPACITY,
-        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        journal_max_bytes: int = DEFAULT_MAX_BYTES,
+        journal_body_bytes: int = DEFAULT_BODY_BYTES,
+        limits: Limits | None = None,
         retry_after_ms: int = DEFAULT_RETRY_AFTER_MS,
     ) -> None:
         self.host = host
         self._requested_port = port
-        self.journal = Journal(journal_capacity, journal_path)
+        self.journal = Journal(
+            journal_capacity, journal_path, max_bytes=journal_max_bytes, body_bytes=journal_body_bytes
+        )
         self.app = GatewayApp(
             answers=_answer_key(answers),
             journal=self.journal,
-            max_body_bytes=max_body_bytes,
+            limits=limits,
             retry_after_ms=retry_after_ms,
         )
         self._server: uvicorn.Server | None = None
@@ -101,6 +107,7 @@ class Gateway:
         return f"{self.url}/v1"
 
     def start(self) -> Self:
+        self.app.reopen()
         sock = bind_socket(self.host, self._requested_port)
         self.port = sock.getsockname()[1]
         server = uvicorn.Server(uvicorn_config(self.app))
@@ -118,7 +125,10 @@ class Gateway:
         return self
 
     def stop(self) -> None:
+        """Stop serving: held requests (``stall``, ``slow-<ms>``) answer 503, anything still running after
+        a second is cancelled; all of them are journaled before this returns."""
         if self._server is not None and self._thread is not None:
+            self.app.close()
             self._server.should_exit = True
             self._thread.join(timeout=10)
         self._server = self._thread = None
@@ -132,9 +142,19 @@ class Gateway:
     ) -> None:
         self.stop()
 
-    def calls(self, model: str | None = None, path: str | None = None) -> list[Call]:
-        """Journaled calls, oldest first, optionally for one model name and/or path."""
-        return self.journal.calls(model=model, path=path)
+    def calls(self, model: str | None = None, path: str | None = None, limit: int | None = None) -> list[Call]:
+        """Journaled calls, oldest first, optionally for one model name and/or path; ``limit``: the newest N."""
+        return self.journal.calls(model=model, path=path, limit=limit)
+
+    @property
+    def served(self) -> int:
+        """Calls answered (or cut off) since this gateway was made, whatever the journal kept."""
+        return self.journal.served
+
+    @property
+    def dropped(self) -> int:
+        """Oldest calls the journal let go to stay within its bounds (since the last reset)."""
+        return self.journal.dropped
 
     def reset(self) -> None:
         """Forget calls and per-model attempt counts."""

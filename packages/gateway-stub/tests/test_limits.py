@@ -1,0 +1,174 @@
+"""Bounded work per request: oversized asks are refused before any work, big ones never stall others."""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+from typing import Any
+
+import httpx
+import pytest
+
+from evaljig_gateway import Gateway, Limits, content
+from evaljig_gateway.work import drain
+
+from .conftest import CHAT
+
+#: The request from the issue: ~20 KB of JSON asking for 32.8 million floats.
+HUGE_EMBEDDINGS = {"model": "embed", "input": ["x"] * 4000, "dimensions": 8192}
+
+
+def _error(reply: httpx.Response) -> dict[str, Any]:
+    error: dict[str, Any] = reply.json()["error"]
+    return error
+
+
+def test_the_20kb_embeddings_request_is_refused_before_any_work(gateway: Gateway, http: httpx.Client) -> None:
+    # a timeout rather than a timed assert: before the limit this request took 30-45 s (or longer)
+    reply = http.post("/v1/embeddings", json=HUGE_EMBEDDINGS, timeout=30)
+    assert reply.status_code == 400
+    error = _error(reply)
+    assert error["param"] == "input"
+    assert error["code"] == "request_too_large"
+    assert "4000 x 8192" in error["message"]
+    assert "32,768,000" in error["message"]
+    assert "1,048,576" in error["message"]
+    assert "--max-embedding-values" in error["message"]
+    assert [(c.status, c.attempt) for c in gateway.calls()] == [(400, 0)]
+
+
+def _chat(**extra: Any) -> dict[str, Any]:
+    return {**CHAT, **extra}
+
+
+def _completion(**extra: Any) -> dict[str, Any]:
+    return {"model": "m", "prompt": "Say hi", **extra}
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "param", "product"),
+    [
+        ("/v1/chat/completions", _chat(n=128, max_tokens=10_000), "max_tokens", "1,280,000"),
+        ("/v1/chat/completions", _chat(n=64, max_completion_tokens=20_000), "max_completion_tokens", "1,280,000"),
+        ("/v1/completions", _completion(prompt=["p"] * 100, n=50), "n", "5,000"),
+        ("/v1/completions", _completion(prompt=["p"] * 5000), "prompt", "5,000"),
+        ("/v1/completions", _completion(n=100, max_tokens=20_000), "max_tokens", "2,000,000"),
+        ("/v1/embeddings", {"model": "e", "input": ["a"] * 200, "dimensions": 8192}, "input", "1,638,400"),
+    ],
+)  # fmt: skip
+def test_work_limits_name_the_param(
+    http: httpx.Client, path: str, body: dict[str, Any], param: str, product: str
+) -> None:
+    reply = http.post(path, json=body, timeout=30)
+    assert reply.status_code == 400, reply.text
+    assert _error(reply)["param"] == param
+    assert product in _error(reply)["message"]
+
+
+def test_limits_are_configurable() -> None:
+    limits = Limits(max_embedding_values=16, max_choices=3, max_output_tokens=100)
+    with Gateway(limits=limits) as gw, httpx.Client(base_url=gw.url) as http:
+        assert http.post("/v1/embeddings", json={"model": "e", "input": ["a", "b"], "dimensions": 8}).status_code == 200
+        refused = http.post("/v1/embeddings", json={"model": "e", "input": ["a", "b", "c"], "dimensions": 8})
+        assert (refused.status_code, _error(refused)["param"]) == (400, "input")
+        assert http.post("/v1/completions", json=_completion(prompt=["a", "b", "c"])).status_code == 200
+        assert http.post("/v1/completions", json=_completion(prompt=["a", "b"], n=2)).status_code == 400
+        assert http.post("/v1/chat/completions", json=_chat(n=2, max_tokens=50)).status_code == 200
+        assert http.post("/v1/chat/completions", json=_chat(n=2, max_tokens=51)).status_code == 400
+
+
+@pytest.mark.parametrize("field", ["max_choices", "max_header_count", "max_body_bytes"])
+@pytest.mark.parametrize("value", [0, -1, True])
+def test_limits_must_be_positive_integers(field: str, value: int) -> None:
+    with pytest.raises(ValueError, match=field):
+        Limits(**{field: value})
+
+
+def test_serve_refuses_a_bad_limit_in_one_line() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "evaljig_gateway.cli", "serve", "--max-choices", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == ["evaljig-gateway: limit max_choices must be a positive integer, got 0"]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_stepwise_work_gives_the_same_results(seed: int) -> None:
+    rng = random.Random(seed)
+    alphabet = ["word", "x", " ", "\n", "\t", ",", "é", "__", "9", "  "]
+    spaced = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 60_000)))
+    text = spaced + "y" * rng.randrange(0, 40_000)  # one long word: no whitespace to cut at
+    assert drain(content.count_tokens_work(text)) == len(content.tokenize(text))
+    steps = sum(1 for _ in content.count_tokens_work(text))
+    assert steps >= len(spaced) // (2 * content.TEXT_STEP)  # it really yields on long text
+    short = text[:3000]
+    matches = list(content.TOKEN.finditer(short))
+    logprobs = content.completion_logprobs(short, 2, offset=5)
+    assert logprobs["tokens"] == [m.group() for m in matches]
+    assert logprobs["text_offset"] == [5 + m.start() for m in matches]
+    assert logprobs["token_logprobs"] == [content.token_logprob(m.group(), i) for i, m in enumerate(matches)]
+
+
+def _status(base: str) -> dict[str, Any]:
+    status: dict[str, Any] = httpx.get(f"{base}/_gateway/status", timeout=30).json()
+    return status
+
+
+def _wait_for(base: str, key: str, value: int) -> dict[str, Any]:
+    """Poll ``/_gateway/status`` until ``key`` equals ``value`` (a guard against hanging, not a timing check)."""
+    deadline = time.monotonic() + 60
+    while (status := _status(base))[key] != value:
+        assert time.monotonic() < deadline, f"gateway status never reached {key}={value}: {status}"
+        time.sleep(0.02)
+    return status
+
+
+def _raw_post(port: int, path: str, body: bytes) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+    head = f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+    sock.sendall(head.encode() + b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    return sock
+
+
+def test_a_heavy_request_in_flight_does_not_block_others(tmp_path: Any) -> None:
+    """With the limit raised, the 32.8M-float request runs; others are answered while it is known to run."""
+    journal = tmp_path / "calls.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "evaljig_gateway.cli", "serve", "--port", "0", "--journal", str(journal),
+         "--max-embedding-values", "40000000"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        base = proc.stdout.readline().split()[1].removesuffix("/v1")
+        port = int(base.rsplit(":", 1)[1])
+        heavy = _raw_post(port, "/v1/embeddings", json.dumps(HUGE_EMBEDDINGS).encode())
+        _wait_for(base, "in_flight", 1)  # the status endpoint itself answers while the heavy one runs
+        normal = httpx.post(f"{base}/v1/chat/completions", json=CHAT, timeout=30)
+        assert normal.status_code == 200
+        assert _status(base)["in_flight"] == 1  # still computing: the chat was answered in between
+        heavy.setblocking(False)
+        with pytest.raises(BlockingIOError):
+            heavy.recv(1)  # and the heavy one has not answered yet
+        heavy.close()  # the client gives up: the gateway stops the work
+        assert _wait_for(base, "in_flight", 0)["served"] == 2
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    assert out.splitlines()[-1] == "stopped after 2 call(s)"
+    rows = [json.loads(line) for line in journal.read_text().splitlines()]
+    assert [(r["path"], r["status"]) for r in rows] == [("/v1/chat/completions", 200), ("/v1/embeddings", 499)]
