@@ -6,7 +6,6 @@ Every public function reads package data; the ``*_at`` functions take any corpus
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -14,6 +13,7 @@ from types import MappingProxyType
 
 from evaljig_fixtures.errors import FixtureError
 from evaljig_fixtures.fixture import BASELINE, CAPABILITIES, CapabilityFixture, name_problem, parse_fixture
+from evaljig_fixtures.strict_json import JsonInputError, loads
 
 CHARTER = "README.md"
 _SUFFIX = ".json"
@@ -169,8 +169,8 @@ def _folder_problems(
 def _declared_id(entry: Traversable) -> str | None:
     """The ``id`` a file claims, read leniently, so duplicates are found even in otherwise broken files."""
     try:
-        data = json.loads(entry.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError):
+        data = loads(entry.read_text(encoding="utf-8"))
+    except (JsonInputError, UnicodeDecodeError):
         return None
     value = data.get("id") if isinstance(data, dict) else None
     return value if isinstance(value, str) else None
