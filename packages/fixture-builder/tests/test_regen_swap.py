@@ -87,6 +87,13 @@ def test_an_uninterrupted_regen_swaps_in_the_new_content(fixtures: Path, exchang
     assert "2 written, 1 removed" in lines[-1]
 
 
+def test_a_first_regen_creates_the_folder(tmp_path: Path) -> None:
+    out = tmp_path / "new" / "checkout" / "fixtures"
+    assert regen(out, []) == 0
+    assert snapshot(out) == {"a.txt": NEW["a.txt"], "b/c.txt": NEW["b/c.txt"]}
+    assert not work_dir(out).exists()
+
+
 @pytest.mark.parametrize("step", STEPS)
 def test_an_interrupt_at_any_step_leaves_old_or_new_and_a_rerun_finishes(
     fixtures: Path, exchange: str, step: str

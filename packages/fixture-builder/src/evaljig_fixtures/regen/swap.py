@@ -73,7 +73,7 @@ def stage(target: Path, apply: Callable[[Path], None], on_step: OnStep | None = 
     new = work / "new"
     try:
         _step(on_step, "stage")
-        work.mkdir()
+        work.mkdir(parents=True)
         if target.exists():
             shutil.copytree(target, new, symlinks=True)
         else:
