@@ -7,6 +7,7 @@ whichever test happens to run next.
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -60,4 +61,16 @@ def nox_env(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_inner_sessions_are_isolated_from_the_outer_one(nox_env: None, pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_env=ENV_SUITE)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:evaljig_report")
+    result.assert_outcomes(passed=1)
+
+
+def test_the_test_sessions_shuffle_with_a_printed_seed(pytester: pytest.Pytester) -> None:
+    """pytest-randomly is in the dev group (``nox -s tests`` installs it) and prints the seed to replay."""
+    dev = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["dependency-groups"]["dev"]
+    assert any(requirement.startswith("pytest-randomly") for requirement in dev)
+    assert 'name = "pytest-randomly"' in (ROOT / "uv.lock").read_text(encoding="utf-8")
+    pytest.importorskip("pytest_randomly")  # absent only in `nox -s package`'s wheel-test venv
+    pytester.makepyfile(test_one="def test_one():\n    pass\n")
+    result = pytester.runpytest_subprocess("-p", "randomly", "--randomly-seed=4242")  # over the fixture's no:randomly
+    result.stdout.fnmatch_lines(["Using --randomly-seed=4242"])
     result.assert_outcomes(passed=1)
