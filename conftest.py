@@ -1,4 +1,4 @@
-"""Workspace-wide pytest wiring: the shared ``golden`` snapshot fixture."""
+"""Workspace-wide pytest wiring: the shared ``golden`` snapshot fixture, and order independence."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 
 from testkit.golden import Golden
+
+#: testkit.isolation closes event loops tests leave behind and wraps ``pytester`` (so pytester must load first)
+pytest_plugins = ("pytester", "testkit.isolation")
 
 
 @pytest.fixture

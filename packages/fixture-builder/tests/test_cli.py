@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -141,3 +143,36 @@ def test_a_subcommand_is_required(capsys: pytest.CaptureFixture[str]) -> None:
     assert caught.value.code == 2
     assert capsys.readouterr().err.endswith("error: the following arguments are required: COMMAND\n")
     assert [c.name for c in COMMANDS] == ["validate", "list", "conformance", "regen"]
+
+
+def test_validate_list_and_conformance_take_a_corpus_of_your_own(
+    corpus_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for entry in corpus_copy.iterdir():
+        if entry.name != "models":
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    assert main(["validate", "--corpus", str(corpus_copy)]) == 0
+    assert capsys.readouterr().out == f"corpus ok in {corpus_copy}: 3 fixtures across 1 capabilities\n"
+    assert main(["list", "--corpus", str(corpus_copy)]) == 0
+    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()] == [
+        "models.valid_baseline",
+        "models.invalid_empty_model_id",
+        "models.invalid_path_traversal_model_id",
+    ]
+    (corpus_copy / "models" / "valid_baseline.json").write_text("[", encoding="utf-8")
+    assert main(["validate", "--corpus", str(corpus_copy)]) == 1
+    assert "models/valid_baseline.json: not valid JSON" in capsys.readouterr().err
+    # conformance checks the corpus before it touches the target
+    assert main(["conformance", "--base-url", "http://127.0.0.1:9/v1", "--corpus", str(corpus_copy)]) == 2
+    assert "models/valid_baseline.json: not valid JSON" in capsys.readouterr().err
+
+
+@pytest.mark.gateway
+def test_conformance_runs_a_corpus_of_your_own(served_url: str, corpus_copy: Path) -> None:
+    for entry in corpus_copy.iterdir():
+        if entry.name != "chat":
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    run = cli("conformance", "--base-url", served_url, "--corpus", str(corpus_copy))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "| chat | 4 | 4 | 0 | PASS |" in run.stdout
+    assert "| models |" not in run.stdout

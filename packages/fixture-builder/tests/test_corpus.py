@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ import evaljig_fixtures
 from evaljig_fixtures import (
     CAPABILITIES,
     CAPABILITY_FIXTURE_NAMES,
+    FIXTURE_NAMES,
     FIXTURE_SCHEMA_VERSION,
     CapabilityFixture,
     EvaljigFixturesError,
@@ -31,18 +33,36 @@ INSTALLED_PREFIX = os.environ.get("EVALJIG_FIXTURES_INSTALLED_PREFIX")
 def test_capabilities_in_corpus_order() -> None:
     assert CAPABILITIES == ("chat", "completion", "stream", "embed", "tools", "logprobs", "models")
     assert tuple(CAPABILITY_FIXTURE_NAMES) == CAPABILITIES
+    assert tuple(FIXTURE_NAMES) == CAPABILITIES
+
+
+def test_the_source_designs_names_are_a_tuple_and_sorted_stems() -> None:
+    """WorldForge's corpus API: ``CAPABILITY_FIXTURE_NAMES`` is the tuple of capabilities, names sort plainly."""
+    assert isinstance(CAPABILITY_FIXTURE_NAMES, tuple)
+    assert CAPABILITY_FIXTURE_NAMES == CAPABILITIES
+    assert CAPABILITY_FIXTURE_NAMES[0] == "chat"
+    assert CAPABILITY_FIXTURE_NAMES[-2:] == ("logprobs", "models")
+    assert "embed" in CAPABILITY_FIXTURE_NAMES
+    for capability in CAPABILITY_FIXTURE_NAMES:
+        names = list_fixture_names(capability)
+        assert names == tuple(sorted(names))
+        assert names[-1] == "valid_baseline"  # "invalid_*" sorts first
+        # evaljig's own forms keep working: the mapping, and the old by-capability lookup, baseline first
+        assert CAPABILITY_FIXTURE_NAMES[capability] == FIXTURE_NAMES[capability] == ("valid_baseline", *names[:-1])
+    with pytest.raises(FixtureError, match="unknown capability 'vision'"):
+        CAPABILITY_FIXTURE_NAMES["vision"]
 
 
 def test_packaged_corpus_is_valid() -> None:
     fixtures = validate_corpus()
     assert [f.id for f in fixtures] == [f.id for f in iter_all_fixtures()]
-    assert len(fixtures) == sum(len(names) for names in CAPABILITY_FIXTURE_NAMES.values())
+    assert len(fixtures) == sum(len(names) for names in FIXTURE_NAMES.values())
 
 
 @pytest.mark.parametrize("capability", CAPABILITIES)
 def test_each_capability_has_one_baseline_and_named_failures(capability: str) -> None:
-    names = list_fixture_names(capability)
-    assert names == CAPABILITY_FIXTURE_NAMES[capability]
+    names = FIXTURE_NAMES[capability]
+    assert sorted(names) == sorted(list_fixture_names(capability))
     assert names[0] == "valid_baseline"
     assert len(names) >= 3
     assert all(n.startswith("invalid_") for n in names[1:])
@@ -100,3 +120,37 @@ def test_corpus_is_read_from_the_imported_package() -> None:
     if INSTALLED_PREFIX is not None:  # nox -s package: the wheel in the fresh venv, not the checkout
         assert package_dir.resolve().is_relative_to(Path(INSTALLED_PREFIX).resolve()), package_dir
         assert "site-packages" in package_dir.parts
+
+
+def own_corpus(corpus_copy: Path, *capabilities: str) -> Path:
+    """A provider author's corpus: only the capability folders they support, no charter."""
+    for entry in corpus_copy.iterdir():
+        if entry.name not in capabilities:
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    return corpus_copy
+
+
+def test_validate_corpus_checks_a_folder_of_your_own(corpus_copy: Path) -> None:
+    folder = own_corpus(corpus_copy, "chat", "models")
+    fixtures = validate_corpus(folder)
+    assert {f.capability for f in fixtures} == {"chat", "models"}
+    assert fixtures[0].id == "chat.valid_baseline"
+    assert validate_corpus(str(folder)) == fixtures  # a str path works too
+
+    (folder / "models" / "invalid_extra.json").write_text("{}", encoding="utf-8")
+    (folder / "vision").mkdir()
+    with pytest.raises(FixtureError) as caught:
+        validate_corpus(folder)
+    assert str(caught.value).startswith(f"{folder}: fixture corpus has ")
+    assert "vision: not a capability folder (known: chat, completion" in caught.value.problems[0]
+    assert any(p.startswith("models/invalid_extra.json: missing key 'id'") for p in caught.value.problems)
+
+
+def test_a_folder_without_capabilities_is_not_a_corpus(tmp_path: Path) -> None:
+    with pytest.raises(FixtureError) as caught:
+        validate_corpus(tmp_path)
+    assert caught.value.problems == (
+        "no capability folder (one or more of: chat, completion, stream, embed, tools, logprobs, models)",
+    )
+    with pytest.raises(FixtureError, match="the corpus folder is missing"):
+        validate_corpus(tmp_path / "nope")

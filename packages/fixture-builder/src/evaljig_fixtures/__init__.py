@@ -17,6 +17,7 @@ from evaljig_fixtures.conformance import (
 )
 from evaljig_fixtures.corpus import (
     CAPABILITY_FIXTURE_NAMES,
+    FIXTURE_NAMES,
     iter_all_fixtures,
     iter_capability_fixtures,
     list_fixture_names,
@@ -36,6 +37,7 @@ __all__ = [
     "CONFORMANCE_CHECKS",
     "DATA_CLASSES",
     "EMBED_PLACEHOLDER",
+    "FIXTURE_NAMES",
     "FIXTURE_SCHEMA_VERSION",
     "CapabilityFixture",
     "ConformanceError",

@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
 
@@ -39,23 +40,30 @@ class Command:
     run: Callable[[argparse.Namespace], int]
 
 
-def _no_arguments(parser: argparse.ArgumentParser) -> None:
-    """For subcommands that take none."""
+def _corpus_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        metavar="DIR",
+        help="a corpus folder of your own (capability folders of fixture JSON); default: the packaged corpus",
+    )
 
 
 def _validate(args: argparse.Namespace) -> int:
     try:
-        fixtures = validate_corpus()
+        fixtures = validate_corpus(args.corpus)
     except FixtureError as exc:
         print(exc, file=sys.stderr)
         return EXIT_FAILED
-    print(f"corpus ok: {len(fixtures)} fixtures across {len(CAPABILITIES)} capabilities")
+    capabilities = len({f.capability for f in fixtures})
+    where = f" in {args.corpus}" if args.corpus is not None else ""
+    print(f"corpus ok{where}: {len(fixtures)} fixtures across {capabilities} capabilities")
     return EXIT_OK
 
 
 def _list(args: argparse.Namespace) -> int:
     try:
-        fixtures = validate_corpus()
+        fixtures = validate_corpus(args.corpus)
     except FixtureError as exc:
         print(exc, file=sys.stderr)
         return EXIT_FAILED
@@ -66,6 +74,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _configure_conformance(parser: argparse.ArgumentParser) -> None:
+    _corpus_argument(parser)
     parser.add_argument("--base-url", required=True, help="the endpoint's OpenAI base URL, e.g. http://host:8000/v1")
     parser.add_argument("--api-key-env", metavar="NAME", help="read the API key from this environment variable")
     parser.add_argument("--model", default=CHAT_PLACEHOLDER, help="chat/completion model (default: %(default)s)")
@@ -141,7 +150,7 @@ def _conformance(args: argparse.Namespace) -> int:
 
 def _run_conformance(args: argparse.Namespace, client: httpx.Client, api_key: str) -> int:
     try:
-        fixtures = validate_corpus()
+        fixtures = validate_corpus(args.corpus)
     except FixtureError as exc:
         print(exc, file=sys.stderr)
         return EXIT_USAGE
@@ -159,8 +168,8 @@ def _run_conformance(args: argparse.Namespace, client: httpx.Client, api_key: st
 
 
 COMMANDS: tuple[Command, ...] = (
-    Command("validate", "check every corpus rule; print one report naming every problem", _no_arguments, _validate),
-    Command("list", "print every fixture id, whether it is valid, and its description", _no_arguments, _list),
+    Command("validate", "check every corpus rule; print one report naming every problem", _corpus_argument, _validate),
+    Command("list", "print every fixture id, whether it is valid, and its description", _corpus_argument, _list),
     Command(
         "conformance",
         "run the corpus against an OpenAI-compatible endpoint and print a pass/fail table",

@@ -1,19 +1,23 @@
 """The packaged corpus: list, load and validate fixtures through ``importlib.resources``.
 
-Every public function reads package data; the ``*_at`` functions take any corpus folder
+The public names follow the WorldForge capability-corpus design (``CAPABILITY_FIXTURE_NAMES`` is
+the tuple of capabilities, ``list_fixture_names`` the sorted file stems); ``validate_corpus(path)``
+also checks a provider author's own corpus folder. The ``*_at`` functions take any corpus folder
 (a ``Traversable`` or ``Path``) so the rules can be tested on a deliberately broken copy.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from importlib.resources import files
 from importlib.resources.abc import Traversable
+from pathlib import Path
 from types import MappingProxyType
+from typing import SupportsIndex, overload
 
 from evaljig_fixtures.errors import FixtureError
 from evaljig_fixtures.fixture import BASELINE, CAPABILITIES, CapabilityFixture, name_problem, parse_fixture
+from evaljig_fixtures.strict_json import JsonInputError, loads
 
 CHARTER = "README.md"
 _SUFFIX = ".json"
@@ -25,8 +29,12 @@ def corpus_root() -> Traversable:
 
 
 def list_fixture_names(capability: str) -> tuple[str, ...]:
-    """Fixture names (file stems) of a capability: the baseline first, then the invalid ones sorted."""
-    return list_fixture_names_at(corpus_root(), capability)
+    """The sorted fixture names (file stems) of a capability, as in the source design.
+
+    Sorted plainly, so ``valid_baseline`` comes after the ``invalid_*`` names; the iterators and
+    ``validate_corpus`` give the baseline first.
+    """
+    return tuple(sorted(list_fixture_names_at(corpus_root(), capability)))
 
 
 def load_capability_fixture(capability: str, name: str) -> CapabilityFixture:
@@ -35,8 +43,8 @@ def load_capability_fixture(capability: str, name: str) -> CapabilityFixture:
 
 
 def iter_capability_fixtures(capability: str) -> Iterator[CapabilityFixture]:
-    """Every fixture of one capability, in ``list_fixture_names`` order."""
-    for name in list_fixture_names(capability):
+    """Every fixture of one capability: the baseline first, then the invalid ones sorted."""
+    for name in list_fixture_names_at(corpus_root(), capability):
         yield load_capability_fixture(capability, name)
 
 
@@ -46,9 +54,16 @@ def iter_all_fixtures() -> Iterator[CapabilityFixture]:
         yield from iter_capability_fixtures(capability)
 
 
-def validate_corpus() -> tuple[CapabilityFixture, ...]:
-    """Check the whole packaged corpus; one ``FixtureError`` lists every problem, each prefixed with its file."""
-    return validate_corpus_at(corpus_root())
+def validate_corpus(path: Path | str | None = None) -> tuple[CapabilityFixture, ...]:
+    """Check a corpus: the packaged one, or the folder at ``path`` (a provider author's own).
+
+    One ``FixtureError`` lists every problem, each prefixed with its file. The packaged corpus
+    must cover every capability and keep its charter; a folder of your own holds the capability
+    folders you support (at least one), each under the same rules.
+    """
+    if path is None:
+        return validate_corpus_at(corpus_root())
+    return validate_corpus_at(Path(path), complete=False)
 
 
 def _capability_folder(root: Traversable, capability: str) -> Traversable:
@@ -91,28 +106,33 @@ def _read(source: Traversable, capability: str, name: str) -> tuple[CapabilityFi
     return parse_fixture(capability, name, text)
 
 
-def validate_corpus_at(root: Traversable) -> tuple[CapabilityFixture, ...]:
-    """``validate_corpus`` for the corpus at ``root``."""
-    fixtures, problems = corpus_problems(root)
+def validate_corpus_at(root: Traversable, *, complete: bool = True) -> tuple[CapabilityFixture, ...]:
+    """``validate_corpus`` for the corpus at ``root``; ``complete=False``: capabilities and charter may be absent."""
+    fixtures, problems = corpus_problems(root, complete=complete)
     if problems:
-        raise FixtureError(problems)
+        summary = None if complete else f"{root}: fixture corpus has {len(problems)} problem(s):"
+        raise FixtureError(problems, summary=summary)
     return tuple(fixtures)
 
 
-def corpus_problems(root: Traversable) -> tuple[list[CapabilityFixture], list[str]]:
+def corpus_problems(root: Traversable, *, complete: bool = True) -> tuple[list[CapabilityFixture], list[str]]:
     """Every fixture that loads, and every problem found, in corpus order."""
     if not root.is_dir():
         return [], [f"{root}: the corpus folder is missing"]
     problems: list[str] = []
     fixtures: list[CapabilityFixture] = []
     entries = {e.name: e for e in root.iterdir()}
-    if CHARTER not in entries or not entries[CHARTER].is_file():
+    if complete and (CHARTER not in entries or not entries[CHARTER].is_file()):
         problems.append(f"{CHARTER}: the contributor charter is missing")
     for name in sorted(set(entries) - {CHARTER, *CAPABILITIES}):
         problems.append(f"{name}: not a capability folder (known: {', '.join(CAPABILITIES)})")
+    if not complete and not any(c in entries for c in CAPABILITIES):
+        problems.append(f"no capability folder (one or more of: {', '.join(CAPABILITIES)})")
     declared: dict[str, list[str]] = {}
     for capability in CAPABILITIES:
         folder = entries.get(capability)
+        if folder is None and not complete:
+            continue  # a provider's own corpus covers the capabilities it supports
         if folder is None or not folder.is_dir():
             problems.append(f"{capability}/: the capability folder is missing")
             continue
@@ -169,14 +189,38 @@ def _folder_problems(
 def _declared_id(entry: Traversable) -> str | None:
     """The ``id`` a file claims, read leniently, so duplicates are found even in otherwise broken files."""
     try:
-        data = json.loads(entry.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError):
+        data = loads(entry.read_text(encoding="utf-8"))
+    except (JsonInputError, UnicodeDecodeError):
         return None
     value = data.get("id") if isinstance(data, dict) else None
     return value if isinstance(value, str) else None
 
 
-#: Capability -> its fixture names in the installed corpus; iterating it gives the capabilities in order.
-CAPABILITY_FIXTURE_NAMES: Mapping[str, tuple[str, ...]] = MappingProxyType(
-    {capability: list_fixture_names(capability) for capability in CAPABILITIES}
+class CapabilityNames(tuple[str, ...]):
+    """The capability names in corpus order (the source design's ``CAPABILITY_FIXTURE_NAMES``).
+
+    Indexing by a capability name still gives its fixture names, as evaljig's earlier mapping did:
+    ``CAPABILITY_FIXTURE_NAMES["chat"]`` is ``FIXTURE_NAMES["chat"]`` (baseline first).
+    """
+
+    __slots__ = ()
+
+    @overload
+    def __getitem__(self, key: SupportsIndex) -> str: ...
+    @overload
+    def __getitem__(self, key: slice) -> tuple[str, ...]: ...
+    @overload
+    def __getitem__(self, key: str) -> tuple[str, ...]: ...
+    def __getitem__(self, key: SupportsIndex | slice | str) -> str | tuple[str, ...]:
+        if isinstance(key, str):
+            return FIXTURE_NAMES[key] if key in FIXTURE_NAMES else list_fixture_names_at(corpus_root(), key)
+        return tuple.__getitem__(self, key)
+
+
+#: Capabilities covered by the corpus, in corpus order: ``("chat", "completion", ..., "models")``.
+CAPABILITY_FIXTURE_NAMES = CapabilityNames(CAPABILITIES)
+
+#: Capability -> its fixture names in the installed corpus, the baseline first, then the invalid ones sorted.
+FIXTURE_NAMES: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {capability: list_fixture_names_at(corpus_root(), capability) for capability in CAPABILITIES}
 )

@@ -12,6 +12,7 @@ from types import MappingProxyType
 from typing import Any
 
 from evaljig_fixtures.conformance import CONFORMANCE_CHECKS
+from evaljig_fixtures.strict_json import JsonInputError, loads
 
 FIXTURE_SCHEMA_VERSION = 1
 #: Capabilities in corpus order; each is a folder of the corpus and has an ``assert_<capability>_conformance``.
@@ -82,8 +83,8 @@ def name_problem(name: object) -> str | None:
 def parse_fixture(capability: str, name: str, text: str) -> tuple[CapabilityFixture | None, list[str]]:
     """Check every envelope rule for ``<capability>/<name>.json``; the fixture only if there is no problem."""
     try:
-        data = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
-    except (ValueError, _JsonRuleError) as exc:
+        data = loads(text)
+    except JsonInputError as exc:
         return None, [f"not valid JSON: {exc}"]
     if not isinstance(data, dict):
         return None, ["must be a JSON object (the fixture envelope)"]
@@ -104,22 +105,6 @@ def parse_fixture(capability: str, name: str, text: str) -> tuple[CapabilityFixt
         error_regex=re.compile(pattern) if pattern is not None else None,
     )
     return fixture, []
-
-
-class _JsonRuleError(Exception):
-    pass
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    keys = [k for k, _ in pairs]
-    duplicated = sorted({k for k in keys if keys.count(k) > 1})
-    if duplicated:
-        raise _JsonRuleError(f"duplicate key(s) {', '.join(map(repr, duplicated))}")
-    return dict(pairs)
-
-
-def _no_constants(token: str) -> Any:
-    raise _JsonRuleError(f"{token} is not JSON")
 
 
 def _envelope_problems(data: dict[str, Any], capability: str, name: str) -> list[str]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import re
 import stat
 import zipfile
@@ -18,9 +17,12 @@ from typing import Any
 from evaljig_config import write_bytes_atomic
 from evaljig_fixtures.datasets.manifest import ANSWER_KEY_MEMBER, MANIFEST, ROWS_MEMBER, manifest_problems
 from evaljig_fixtures.errors import DatasetPackageError
+from evaljig_fixtures.strict_json import JsonInputError, duplicates, loads, loads_bytes
 
 MAX_TOTAL_BYTES = 64 * 1024 * 1024
 """Fixture packages are kilobytes; anything near this is a zip bomb or the wrong file."""
+MAX_LISTED = 20
+"""At most this many problems are listed one by one in an error about a zip's members."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,28 +96,36 @@ def _read_members(zip_path: Path, raw: bytes) -> dict[str, bytes]:
         raise DatasetPackageError(zip_path, [f"not a valid zip archive: {exc}"]) from exc
     with archive:
         infos = archive.infolist()
-        problems = [p for info in infos if (p := _name_problem(info)) is not None]
-        names = [info.filename for info in infos]
-        problems += [f"member {n!r}: appears more than once" for n in sorted({n for n in names if names.count(n) > 1})]
+        problems = [p for info in infos if (p := _member_problem(info)) is not None]
+        problems += [f"member {n!r}: appears more than once" for n in duplicates(info.filename for info in infos)]
         total = sum(info.file_size for info in infos)
         if total > MAX_TOTAL_BYTES:
             problems.append(f"members expand to {total} bytes, more than the {MAX_TOTAL_BYTES} allowed")
         if problems:
-            raise DatasetPackageError(zip_path, problems)
+            raise DatasetPackageError(zip_path, _capped(problems))
         members = {}
         for info in infos:
             try:
                 members[info.filename] = archive.read(info)
-            except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError) as exc:
+            # RuntimeError: zipfile's "password required" for an encrypted member whose flag bit lies
+            except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError, RuntimeError) as exc:
                 raise DatasetPackageError(zip_path, [f"member {info.filename!r}: cannot be read: {exc}"]) from exc
     return members
 
 
+def _capped(problems: list[str]) -> list[str]:
+    """A hostile zip can hold thousands of bad members: name the first ``MAX_LISTED``, count the rest."""
+    if len(problems) <= MAX_LISTED:
+        return problems
+    return [*problems[:MAX_LISTED], f"... and {len(problems) - MAX_LISTED} more problem(s)"]
+
+
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _UNIX = 3
+_ENCRYPTED = 0x1  # general purpose flag bit 0 (APPNOTE 4.4.4)
 
 
-def _name_problem(info: zipfile.ZipInfo) -> str | None:
+def _member_problem(info: zipfile.ZipInfo) -> str | None:
     """Members are plain files at relative POSIX paths: no traversal, no absolute paths, no links or folders."""
     name = info.filename
     parts = name.split("/")
@@ -126,6 +136,8 @@ def _name_problem(info: zipfile.ZipInfo) -> str | None:
     file_type = stat.S_IFMT(info.external_attr >> 16) if info.create_system == _UNIX else 0
     if info.is_dir() or file_type not in (0, stat.S_IFREG):
         return f"member {name!r}: not a regular file"
+    if info.flag_bits & _ENCRYPTED:
+        return f"member {name!r}: encrypted (dataset packages are never encrypted)"
     return None
 
 
@@ -145,9 +157,9 @@ def _verify_members(zip_path: Path, listed: Mapping[str, Any], members: Mapping[
 
 def _parse_json(zip_path: Path, member: str, data: bytes) -> Any:
     try:
-        return json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DatasetPackageError(zip_path, [f"{member}: not valid UTF-8 JSON: {exc}"]) from exc
+        return loads_bytes(data)
+    except JsonInputError as exc:
+        raise DatasetPackageError(zip_path, [f"{member}: not valid UTF-8 JSON: {exc}"]) from None
 
 
 def _parse_rows(zip_path: Path, data: bytes) -> tuple[dict[str, Any], ...]:
@@ -159,9 +171,9 @@ def _parse_rows(zip_path: Path, data: bytes) -> tuple[dict[str, Any], ...]:
     # split on "\n" only: str.splitlines() would also cut at U+2028 or U+0085 inside a question
     for number, line in enumerate(text.removesuffix("\n").split("\n"), start=1):
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DatasetPackageError(zip_path, [f"{ROWS_MEMBER}: line {number}: not valid JSON: {exc}"]) from exc
+            row = loads(line)
+        except JsonInputError as exc:
+            raise DatasetPackageError(zip_path, [f"{ROWS_MEMBER}: line {number}: not valid JSON: {exc}"]) from None
         if not isinstance(row, dict):
             raise DatasetPackageError(zip_path, [f"{ROWS_MEMBER}: line {number}: must be a JSON object"])
         rows.append(row)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from importlib.resources import files
 from typing import Any
 
 from evaljig_fixtures.errors import BuildError
+from evaljig_fixtures.strict_json import loads
 
 LETTERS = ("A", "B", "C", "D")
 _TASK_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -39,8 +39,8 @@ def load_dataset_source(filename: str) -> DatasetSource:
     """Read and check ``data/<filename>``; a problem raises ``BuildError`` naming the file, row and field."""
     where = f"evaljig_fixtures/data/{filename}"
     try:
-        data = json.loads(files("evaljig_fixtures").joinpath("data", filename).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        data = loads(files("evaljig_fixtures").joinpath("data", filename).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:  # ValueError: JsonInputError and UnicodeDecodeError
         raise BuildError(f"{where}: cannot read dataset source: {exc}") from exc
     problems = _source_problems(data)
     if problems:

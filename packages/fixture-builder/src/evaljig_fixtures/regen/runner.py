@@ -1,7 +1,8 @@
-"""Run builders into a temporary folder, then sync it into the committed folder or compare it (``--check``).
+"""Run builders into a temporary folder, then swap it into the committed folder or compare it (``--check``).
 
 Nothing in the committed folder changes unless every selected builder succeeded; skipped
-builders' files are neither rewritten, deleted nor compared.
+builders' files are neither rewritten, deleted nor compared. The write-back is all or nothing
+(``swap``): an interrupted one is finished or rolled back by the next run.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from evaljig_fixtures.errors import BuildError
 from evaljig_fixtures.regen.builder import Builder
 from evaljig_fixtures.regen.context import BuildContext, unmet_requirements
 from evaljig_fixtures.regen.drift import Drift, compare, list_files, read, render
+from evaljig_fixtures.regen.swap import OnStep, pending, recover, stage, swap
 
 Echo = Callable[[str], None]
 EXIT_OK, EXIT_FAILED = 0, 1
@@ -34,10 +36,19 @@ class RegenOptions:
     out_dir: Path
     check: bool = False
     lighteval: bool = False
+    on_step: OnStep | None = None
+    """Hears each ``swap.STEPS`` name before that step of the write-back (tests interrupt it there)."""
 
 
 def run_regen(selected: Sequence[Builder], registry: Sequence[Builder], options: RegenOptions, echo: Echo) -> int:
     """Build ``selected``; unowned committed files count as drift only when the whole registry ran."""
+    if options.check and pending(options.out_dir):
+        echo(f"regen --check: an interrupted regen of {options.out_dir} is pending; run `evaljig-fixtures regen`")
+        return EXIT_FAILED
+    if not options.check:
+        recovered = recover(options.out_dir)
+        if recovered is not None:
+            echo(f"regen: {recovered}")
     with tempfile.TemporaryDirectory(prefix="evaljig-regen-") as tmp:
         staging = Path(tmp)
         ctx = BuildContext(
@@ -60,7 +71,7 @@ def run_regen(selected: Sequence[Builder], registry: Sequence[Builder], options:
             return EXIT_FAILED
         if options.check:
             return _report_check(outcomes, stray, options.out_dir, echo)
-        return _apply(outcomes, stray, options.out_dir, echo)
+        return _apply(outcomes, stray, options, echo)
 
 
 def _run_one(index: int, total: int, builder: Builder, ctx: BuildContext, echo: Echo) -> Outcome:
@@ -136,17 +147,24 @@ def _report_check(outcomes: Sequence[Outcome], stray: Sequence[Drift], out_dir: 
     return EXIT_FAILED
 
 
-def _apply(outcomes: Sequence[Outcome], stray: Sequence[Drift], out_dir: Path, echo: Echo) -> int:
-    written = removed = 0
-    for drift in (d for o in outcomes for d in o.drifts):
-        target = out_dir.joinpath(*PurePosixPath(drift.path).parts)
-        if drift.rebuilt is not None:
-            write_bytes_atomic(target, drift.rebuilt)
-            written += 1
-        else:
-            target.unlink()
-            _prune_empty_parents(target.parent, out_dir)
-            removed += 1
+def _apply(outcomes: Sequence[Outcome], stray: Sequence[Drift], options: RegenOptions, echo: Echo) -> int:
+    out_dir = options.out_dir
+    drifts = [d for o in outcomes for d in o.drifts]
+
+    def change(new: Path) -> None:
+        for drift in drifts:
+            target = new.joinpath(*PurePosixPath(drift.path).parts)
+            if drift.rebuilt is not None:
+                write_bytes_atomic(target, drift.rebuilt)
+            else:
+                target.unlink()
+                _prune_empty_parents(target.parent, new)
+
+    if drifts:
+        stage(out_dir, change, options.on_step)
+        swap(out_dir, options.on_step)
+    written = sum(d.rebuilt is not None for d in drifts)
+    removed = len(drifts) - written
     for drift in stray:
         echo(f"left in place: {drift.path} (no builder produces it; delete it by hand if it is stale)")
     built = [o for o in outcomes if o.status == "ok"]
