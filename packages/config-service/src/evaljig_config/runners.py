@@ -30,7 +30,7 @@ from evaljig_config.run_result import (
     results_table,
     written_files,
 )
-from evaljig_config.scrub import scrub_secret, scrub_text
+from evaljig_config.scrub import MIN_SECRET_LENGTH, scrub_secret, scrub_text
 from evaljig_config.service import LightEvalConfigService
 from evaljig_config.spec import ProviderSpec
 
@@ -116,6 +116,17 @@ def check_run_inputs(tasks: str, custom_tasks: Path, max_samples: int | None) ->
     return custom_tasks.resolve()
 
 
+def _api_key(spec: ProviderSpec) -> str:
+    """The key, refused before the run if it is too short to be scrubbed reliably afterwards."""
+    key = spec.api_key()
+    if len(key) < MIN_SECRET_LENGTH:
+        raise ConfigError(
+            f"provider '{spec.name}': the key in {spec.api_key_env} is shorter than {MIN_SECRET_LENGTH} characters; "
+            "it could not be scrubbed from lighteval's files"
+        )
+    return key
+
+
 @contextlib.contextmanager
 def _scrubbed_afterwards(run_dir: Path, api_key: str) -> Iterator[None]:
     """Mask the key in everything under ``run_dir`` on every way out: return, exception, Ctrl-C, SIGTERM."""
@@ -144,7 +155,7 @@ def run_cli(
     The child leads its own process group, stopped with everything in it on any way out.
     """
     custom_tasks = check_run_inputs(tasks, custom_tasks, max_samples)
-    api_key = spec.api_key()
+    api_key = _api_key(spec)
     executable = lighteval_executable()
     run_dir = prepare_run_dir(run_dir)
     service = LightEvalConfigService(spec)
@@ -197,7 +208,7 @@ def run_python(
 ) -> LightEvalRun:
     """lighteval's ``Pipeline`` in this process, in a fresh ``run_dir`` (not thread-safe: it changes cwd)."""
     custom_tasks = check_run_inputs(tasks, custom_tasks, max_samples)
-    api_key = spec.api_key()
+    api_key = _api_key(spec)
     import_lighteval_module("lighteval")  # says how to get it, before anything is written
     run_dir = prepare_run_dir(run_dir)
     with _scrubbed_afterwards(run_dir, api_key):

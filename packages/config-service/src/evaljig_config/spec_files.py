@@ -68,11 +68,12 @@ def read_mapping(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as handle:
             raw = handle.read(MAX_SPEC_BYTES + 1)
-        if len(raw) > MAX_SPEC_BYTES:
-            raise ConfigError(f"{path}: larger than {MAX_SPEC_BYTES} bytes; not a provider spec")
-        data = _parse(path, raw.decode("utf-8"))
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read provider spec: {exc.strerror or exc}") from None
+    if len(raw) > MAX_SPEC_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_SPEC_BYTES} bytes; not a provider spec")
+    try:
+        data = _parse(path, raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except _DuplicateKeyError as exc:
