@@ -7,12 +7,12 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from evaljig_config import lighteval_available
 from evaljig_config.cli import main
+from testkit.cli import run_with_full_stdout
 
 from .conftest import SPEC
 
@@ -152,16 +152,14 @@ def test_read_only_output_folder_is_one_line_exit_2(
     assert "cannot write: Permission denied" in _one_line(capsys.readouterr().err)
 
 
-def _cli(args: list[str], stdout: Any = subprocess.PIPE, max_file_bytes: int | None = None) -> tuple[int, str]:
+def _cli(args: list[str], max_file_bytes: int) -> tuple[int, str]:
     def limit() -> None:  # a full disk, for this process only: writes past the limit fail with EFBIG
-        if max_file_bytes is not None:
-            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-            resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_bytes, max_file_bytes))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_bytes, max_file_bytes))
 
     proc = subprocess.run(
         [sys.executable, "-m", "evaljig_config.cli", *args],
-        stdout=stdout,
-        stderr=subprocess.PIPE,
+        capture_output=True,
         text=True,
         preexec_fn=limit,
         check=False,
@@ -170,10 +168,9 @@ def _cli(args: list[str], stdout: Any = subprocess.PIPE, max_file_bytes: int | N
 
 
 def test_stdout_to_dev_full_is_one_line_exit_2(spec_file: Path) -> None:
-    with Path("/dev/full").open("w") as full:
-        code, err = _cli(["render", str(spec_file)], stdout=full)
-    assert code == 2
-    assert _one_line(err) == "evaljig-config: stdout: cannot write: No space left on device\n"
+    proc = run_with_full_stdout("evaljig_config.cli", "render", str(spec_file))
+    assert proc.returncode == 2
+    assert _one_line(proc.stderr) == "evaljig-config: stdout: cannot write: No space left on device\n"
 
 
 def test_full_output_folder_is_one_line_exit_2(spec_file: Path, tmp_path: Path) -> None:

@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from evaljig_report.cli import main
+from testkit.cli import run_with_full_stdout
 
 
 def test_stdout_to_dev_full_is_one_line_exit_2(tmp_path: Path) -> None:
-    with Path("/dev/full").open("w") as full:
-        proc = subprocess.run(
-            [sys.executable, "-m", "evaljig_report.cli", "validate", str(tmp_path)],
-            stdout=full,
-            stderr=subprocess.PIPE,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+    proc = run_with_full_stdout("evaljig_report.cli", "validate", str(tmp_path))
     assert proc.returncode == 2
     assert proc.stderr == "evaljig-report: output: No space left on device\n"
 
