@@ -56,13 +56,22 @@ def run_in_group(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], time
     scrubs it like everything else lighteval wrote.
     """
     with (cwd / "stdout.txt").open("wb") as out, (cwd / "stderr.txt").open("wb") as err:
-        proc = subprocess.Popen(
-            list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=out, stderr=err, process_group=0
-        )
+        proc: subprocess.Popen[bytes] | None = None
         try:
+            with signals_deferred():  # a signal arriving now is raised once proc is set, inside this try
+                proc = subprocess.Popen(
+                    list(argv),
+                    cwd=cwd,
+                    env=dict(env),
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=err,
+                    process_group=0,
+                )
             return proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
             raise ConfigError(f"lighteval did not finish within {timeout_s:g} s (see {cwd}/stderr.txt)") from None
         finally:
-            with signals_deferred():
-                stop_process_group(proc)
+            if proc is not None:
+                with signals_deferred():
+                    stop_process_group(proc)
