@@ -1,7 +1,8 @@
 """A stand-in for the ``lighteval`` command, copied first on PATH by the runner tests.
 
 Like lighteval it writes the API key into its results (raw, JSON-escaped and URL-encoded) and
-prints a results table. ``EVALJIG_FAKE_LIGHTEVAL=loop`` then starts a child, which starts a
+prints a results table. ``EVALJIG_FAKE_LIGHTEVAL=crash`` then exits 1 quoting the key;
+``EVALJIG_FAKE_LIGHTEVAL=loop`` then starts a child, which starts a
 grandchild that ignores SIGTERM; both call the gateway until killed and append their pids to
 ``pids.txt`` in the working directory (the run directory).
 """
@@ -59,6 +60,8 @@ def main() -> None:
             signal.signal(signal.SIGTERM, signal.SIG_IGN)  # only SIGKILL stops it
         call_forever(sys.argv[2], f"orphan-{role}")
     base_url = write_results(sys.argv, os.environ["OPENAI_API_KEY"])
+    if os.environ.get("EVALJIG_FAKE_LIGHTEVAL") == "crash":
+        sys.exit(f"Traceback (most recent call last):\nAuthenticationError: bad key {os.environ['OPENAI_API_KEY']}")
     if os.environ.get("EVALJIG_FAKE_LIGHTEVAL") == "loop":
         spawn("child", base_url)
         while True:

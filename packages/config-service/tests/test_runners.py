@@ -7,6 +7,7 @@ stand-in lighteval modules (a boundary we do not own) that write the key like li
 from __future__ import annotations
 
 import json
+import re
 import sys
 import types
 import urllib.parse
@@ -16,9 +17,10 @@ from typing import Any
 import pytest
 
 from evaljig_config import ProviderSpec, run_cli, run_python
+from evaljig_config.cli import main
 from evaljig_config.scrub import scrub_secret
 
-from .conftest import FAKE_KEY_ENV, HOSTILE_KEY, leaked
+from .conftest import FAKE_KEY_ENV, HOSTILE_KEY, SPEC, leaked
 
 
 @pytest.fixture
@@ -154,4 +156,41 @@ def test_python_path_masks_every_spelling_and_resolves_relative_custom_tasks(
     assert fake.seen["custom_tasks_directory"] == str(tasks_module)  # absolute, found from the run's cwd
     assert fake.seen["cwd"] == tmp_path / "run"
     assert run.stdout_table == "| Task |Metric|Value|\n|all   |em    |  0.5|\n"
+    assert leaked(tmp_path / "run", HOSTILE_KEY) == []
+
+
+def _cli_argv(tmp_path: Path, tasks_module: Path, path: str) -> list[str]:
+    spec_file = tmp_path / "spec.json"
+    spec_file.write_text(json.dumps(SPEC))
+    argv = ["lighteval", "run", str(spec_file), "t|0", "--custom-tasks", str(tasks_module)]
+    return [*argv, "--run-dir", str(tmp_path / "run"), "--path", path]
+
+
+def test_cli_path_crash_is_one_masked_line(
+    spec: ProviderSpec,
+    fake_lighteval: Path,
+    tasks_module: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("EVALJIG_FAKE_LIGHTEVAL", "crash")
+    assert main(_cli_argv(tmp_path, tasks_module, "cli")) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("evaljig-config: lighteval exited with 1 (see ")
+    assert re.search(r"Traceback \(most recent call last\):; AuthenticationError: bad key \*+\n$", err)
+    assert leaked(tmp_path / "run", HOSTILE_KEY) == []
+
+
+def test_python_path_crash_is_one_masked_line_exit_1(
+    spec: ProviderSpec,
+    tasks_module: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _install(monkeypatch, fail=RuntimeError(f"litellm said:\n bad key {json.dumps(HOSTILE_KEY)}"))
+    assert main(_cli_argv(tmp_path, tasks_module, "python")) == 1
+    assert capsys.readouterr().err == 'evaljig-config: lighteval failed: RuntimeError: litellm said:; bad key "***"\n'
     assert leaked(tmp_path / "run", HOSTILE_KEY) == []
