@@ -17,12 +17,14 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType
 
+from evaljig_config.child import GRACE_S
 from evaljig_config.errors import ConfigError, LightEvalUnavailable, RetryBudgetExhausted
-from evaljig_config.scrub import scrub_text
+from evaljig_config.scrub import scrub_secret, scrub_text
 from evaljig_config.service import LightEvalConfigService
 from evaljig_config.spec import ProviderSpec, load_provider_spec
 
@@ -69,22 +71,48 @@ class _Interrupted(BaseException):
         self.signum = signum
 
 
-def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
-    raise _Interrupted(signum)
-
-
 @contextlib.contextmanager
-def _stop_signals_raise() -> Iterator[None]:
-    """SIGINT/SIGTERM become ``_Interrupted`` while a run is under way (main thread only)."""
+def _stop_signals_raise(on_signal: Callable[[int], None] | None = None) -> Iterator[None]:
+    """SIGINT/SIGTERM become ``_Interrupted`` (after ``on_signal``) while a run is under way (main thread only)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {signum: signal.signal(signum, _raise_interrupted) for signum in (signal.SIGINT, signal.SIGTERM)}
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if on_signal is not None:
+            on_signal(signum)
+        raise _Interrupted(signum)
+
+    previous = {signum: signal.signal(signum, handler) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+
+
+def _interrupted_line(signum: int, run_dir: Path | None) -> str:
+    done = f"; lighteval stopped, key scrubbed in {run_dir}" if run_dir is not None else ""
+    return f"evaljig-config: interrupted by {signal.Signals(signum).name}{done}"
+
+
+def _exit_after_grace(run_dir: Path, shown: Path, api_key: str) -> Callable[[int], None]:
+    """The Python path's last resort: lighteval's ``with ThreadPoolExecutor`` waits for every queued
+    request before an exception gets out, so GRACE_S after the first signal a thread scrubs and exits."""
+    started = threading.Event()
+
+    def last_resort(signum: int) -> None:
+        time.sleep(GRACE_S)
+        scrub_secret(run_dir, api_key)
+        print(_interrupted_line(signum, shown), file=sys.stderr, flush=True)
+        os._exit(128 + signum)
+
+    def on_signal(signum: int) -> None:
+        if not started.is_set():
+            started.set()
+            threading.Thread(target=last_resort, args=(signum,), name="evaljig-exit", daemon=True).start()
+
+    return on_signal
 
 
 def _one_line(text: str) -> str:
@@ -107,8 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run(spec, args)
     except (_Interrupted, KeyboardInterrupt) as exc:
         signum = exc.signum if isinstance(exc, _Interrupted) else signal.SIGINT
-        done = f"; lighteval stopped, key scrubbed in {args.run_dir}" if args.command == "lighteval" else ""
-        print(f"evaljig-config: interrupted by {signal.Signals(signum).name}{done}", file=sys.stderr)
+        print(_interrupted_line(signum, args.run_dir if args.command == "lighteval" else None), file=sys.stderr)
         return 128 + signum
     except (ConfigError, LightEvalUnavailable, ValueError) as exc:
         return _error(str(exc))
@@ -141,10 +168,14 @@ def _run(spec: ProviderSpec, args: argparse.Namespace) -> int:
     from evaljig_config.runners import run_cli, run_python
 
     runner = run_cli if args.path == "cli" else run_python
+    last_resort = (
+        _exit_after_grace(args.run_dir.resolve(), args.run_dir, spec.api_key()) if runner is run_python else None
+    )
     try:
-        run = runner(
-            spec, args.tasks, custom_tasks=args.custom_tasks, run_dir=args.run_dir, max_samples=args.max_samples
-        )
+        with _stop_signals_raise(last_resort):
+            run = runner(
+                spec, args.tasks, custom_tasks=args.custom_tasks, run_dir=args.run_dir, max_samples=args.max_samples
+            )
     except RetryBudgetExhausted as exc:
         print(f"evaljig-config: FAILED: {exc}", file=sys.stderr)
         print(
