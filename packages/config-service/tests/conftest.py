@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import os
+import sys
+from pathlib import Path
+
 import pytest
 
 from evaljig_config import ProviderSpec, parse_provider_spec
@@ -23,3 +27,33 @@ SPEC = {
 def spec(monkeypatch: pytest.MonkeyPatch) -> ProviderSpec:
     monkeypatch.setenv(FAKE_KEY_ENV, FAKE_KEY)
     return parse_provider_spec(SPEC)
+
+
+HOSTILE_KEY = 'sk-evaljig"fake\\key/é +0000'
+"""A placeholder key whose spelling changes in files: quote, backslash, slash, non-ASCII, space, plus."""
+FAKE_LIGHTEVAL = Path(__file__).with_name("fake_lighteval.py")
+
+
+def leaked(folder: Path, secret: str) -> list[str]:
+    """Files under ``folder`` holding ``secret`` in any spelling, and which spelling."""
+    from evaljig_config.scrub import secret_forms
+
+    found = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        found += [f"{path}: {form!r}" for form in secret_forms(secret) if form.encode() in data]
+    return found
+
+
+@pytest.fixture
+def fake_lighteval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A ``lighteval`` command (``fake_lighteval.py``) first on PATH; its folder."""
+    if Path(sys.executable).with_name("lighteval").exists():
+        pytest.skip("the real lighteval sits beside this interpreter and the runner prefers it")
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    command = folder / "lighteval"
+    command.write_text(f"#!{sys.executable}\n{FAKE_LIGHTEVAL.read_text(encoding='utf-8')}", encoding="utf-8")
+    command.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
+    return folder

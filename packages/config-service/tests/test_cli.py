@@ -1,12 +1,18 @@
 from __future__ import annotations
 
 import json
+import os
+import resource
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from evaljig_config import lighteval_available
 from evaljig_config.cli import main
+from testkit.cli import run_with_full_stdout
 
 from .conftest import SPEC
 
@@ -75,3 +81,115 @@ def test_run_refuses_bad_arguments_before_writing(
     assert main(["lighteval", "run", str(spec_file), "t|0", "--run-dir", "run", *extra]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
+
+
+def _one_line(err: str) -> str:
+    assert err.endswith("\n")
+    assert err.count("\n") == 1, err
+    assert "Traceback" not in err
+    return err
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "reason"),
+    [
+        ("deep.json", "[" * 200_000 + "]" * 200_000, "not valid JSON: nested too deeply"),
+        ("deep.yaml", "a:\n" + "".join(f"{' ' * i} - \n" for i in range(1, 1200)), "nested too deeply"),
+        ("deep-flow.yaml", "{a: " * 100_000 + "}" * 100_000, "not valid YAML: nested too deeply"),
+        ("big.json", '{"concurrency": ' + "9" * 5000 + "}", "Exceeds the limit (4300 digits)"),
+        ("big.yaml", "concurrency: " + "9" * 5000 + "\n", "Exceeds the limit (4300 digits)"),
+        ("dup.yaml", "name: a\nname: b\n", "field 'name': duplicate key (line 2)"),
+        ("bad.yaml", "a: [\nb: 1\n", "not valid YAML"),
+    ],
+)
+def test_hostile_spec_files_are_one_line_exit_2(
+    tmp_path: Path, name: str, text: str, reason: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    assert main(["render", str(path)]) == 2
+    err = _one_line(capsys.readouterr().err)
+    assert err.startswith(f"evaljig-config: {path}: ")
+    assert reason in err
+
+
+def test_several_problems_are_still_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps({**SPEC, "concurrency": True, "timeout": "30"}))
+    assert main(["render", str(path)]) == 2
+    err = _one_line(capsys.readouterr().err)
+    assert f"{path}: field 'timeout': Input should be a valid number; {path}: field 'concurrency'" in err
+
+
+@pytest.mark.parametrize(
+    ("target", "reason"),
+    [
+        ("folder.yaml", "Is a directory"),
+        ("file.txt/c.yaml", "File exists"),
+        ("/proc/evaljig-config.yaml", "No such file or directory"),  # a folder nobody may create files in
+    ],
+)
+def test_output_that_cannot_be_written_is_one_line_exit_2(
+    spec_file: Path, tmp_path: Path, target: str, reason: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "folder.yaml").mkdir()
+    (tmp_path / "file.txt").write_text("x")
+    output = tmp_path / target
+    assert main(["render", str(spec_file), "-o", str(output)]) == 2
+    err = _one_line(capsys.readouterr().err)
+    assert err.startswith(f"evaljig-config: {output}: cannot write: ")
+    assert reason in err
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temp file left behind
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_read_only_output_folder_is_one_line_exit_2(
+    spec_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir(mode=0o555)
+    assert main(["render", str(spec_file), "-o", str(folder / "c.yaml")]) == 2
+    assert "cannot write: Permission denied" in _one_line(capsys.readouterr().err)
+
+
+def _cli(args: list[str], max_file_bytes: int) -> tuple[int, str]:
+    def limit() -> None:  # a full disk, for this process only: writes past the limit fail with EFBIG
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_bytes, max_file_bytes))
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "evaljig_config.cli", *args],
+        capture_output=True,
+        text=True,
+        preexec_fn=limit,
+        check=False,
+    )
+    return proc.returncode, proc.stderr
+
+
+def test_stdout_to_dev_full_is_one_line_exit_2(spec_file: Path) -> None:
+    proc = run_with_full_stdout("evaljig_config.cli", "render", str(spec_file))
+    assert proc.returncode == 2
+    assert _one_line(proc.stderr) == "evaljig-config: stdout: cannot write: No space left on device\n"
+
+
+def test_full_output_folder_is_one_line_exit_2(spec_file: Path, tmp_path: Path) -> None:
+    output = tmp_path / "c.yaml"
+    code, err = _cli(["render", str(spec_file), "-o", str(output)], max_file_bytes=64)
+    assert code == 2
+    assert _one_line(err) == f"evaljig-config: {output}: cannot write: File too large\n"
+    assert list(tmp_path.iterdir()) == [spec_file]  # neither the file nor a temp file
+
+
+def test_run_dir_under_a_file_is_one_line_exit_2(
+    spec_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EVALJIG_FAKE_API_KEY", "sk-evaljig-fake-0000")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    (tmp_path / "lighteval").write_text("#!/bin/sh\nexit 0\n")
+    (tmp_path / "lighteval").chmod(0o755)
+    (tmp_path / "t.py").write_text("TASKS_TABLE = []\n")
+    (tmp_path / "file").write_text("x")
+    argv = ["lighteval", "run", str(spec_file), "t|0", "--custom-tasks", str(tmp_path / "t.py")]
+    assert main([*argv, "--run-dir", str(tmp_path / "file" / "run")]) == 2
+    assert "Not a directory" in _one_line(capsys.readouterr().err)

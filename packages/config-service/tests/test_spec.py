@@ -92,3 +92,86 @@ def test_spec_is_frozen() -> None:
     spec: ProviderSpec = parse_provider_spec(VALID)
     with pytest.raises(ValueError, match="frozen"):
         spec.name = "x"  # type: ignore[misc]
+
+
+SECRET = "sk-live-do-not-echo-1234"
+
+
+@pytest.mark.parametrize(
+    ("base_url", "reason"),
+    [
+        (f"http://user:{SECRET}@127.0.0.1:8000/v1", "must not carry credentials (user:password@host)"),
+        (f"http://{SECRET}@127.0.0.1:8000/v1", "must not carry credentials (user:password@host)"),
+        (f"http://127.0.0.1:8000/v1?api_key={SECRET}", "must not carry credentials (query parameter api_key)"),
+        (f"https://host/v1?x=1&Key={SECRET}", "must not carry credentials (query parameter key)"),
+        (f"https://host/v1?token={SECRET}", "must not carry credentials (query parameter token)"),
+    ],
+)
+def test_base_url_with_credentials_is_refused_without_echoing_them(
+    tmp_path: Path, base_url: str, reason: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps({**VALID, "base_url": base_url}))
+    with pytest.raises(ConfigError) as caught:
+        load_provider_spec(path)
+    hint = "name the key's environment variable in 'api_key_env'"
+    assert str(caught.value) == f"{path}: field 'base_url': {reason}; {hint}"
+    with pytest.raises(ConfigError) as override:
+        parse_provider_spec(VALID).with_base_url(base_url)
+    for error in (caught.value, override.value):
+        assert SECRET not in repr(error)
+        assert error.__cause__ is None
+        assert error.__context__ is None
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"base_url": "http://127.0.0.1:8000/v 1"}, "field 'base_url': must not contain spaces or control characters"),
+        ({"base_url": "http://127.0.0.1:99999/v1"}, "field 'base_url': is not a valid URL"),
+        ({"model": "openai/gpt\x00stub"}, "field 'model': must be printable, without NUL, newline"),
+        ({"model": "openai/gpt\nstub"}, "field 'model': must be printable, without NUL, newline"),
+        ({"concurrency": True}, "field 'concurrency': Input should be a valid integer"),
+        ({"concurrency": "3"}, "field 'concurrency': Input should be a valid integer"),
+        ({"timeout": "30"}, "field 'timeout': Input should be a valid number"),
+        ({"retry": {"attempts": "3"}}, "field 'retry.attempts': Input should be a valid integer"),
+        ({"generation": {"temperature": False}}, "field 'generation.temperature': Input should be a valid number"),
+        ({"max_model_length": 10**12}, "field 'max_model_length': Input should be less than or equal to 10000000"),
+    ],
+)
+def test_hostile_values_name_file_field_and_reason(tmp_path: Path, change: dict[str, object], message: str) -> None:
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps({**VALID, **change}))
+    with pytest.raises(ConfigError) as caught:
+        load_provider_spec(path)
+    assert f"{path}: {message}" in str(caught.value)
+
+
+def test_integer_fields_still_take_floats_where_numbers_are_meant() -> None:
+    spec = parse_provider_spec({**VALID, "timeout": 30, "retry": {"attempts": 2, "sleep": 1, "multiplier": 2}})
+    assert (spec.timeout, spec.retry.sleep) == (30.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("spec.json", '{"name": "a", "name": "b"}', "field 'name': duplicate key; give each key once"),
+        ("spec.json", '{"retry": {"attempts": 1, "attempts": 2}}', "field 'attempts': duplicate key"),
+        ("spec.yaml", "name: a\nmodel: x\nname: b\n", "field 'name': duplicate key (line 3); give each key once"),
+        ("spec.yml", "retry:\n  sleep: 1.0\n  sleep: 2.0\n", "field 'sleep': duplicate key (line 3)"),
+        ("spec.json", "[" * 100_000 + "]" * 100_000, "not valid JSON: nested too deeply"),
+        ("spec.yaml", "[" * 100_000 + "]" * 100_000, "not valid YAML: nested too deeply"),
+        ("spec.json", '{"concurrency": 1' + "0" * 5000 + "}", "not valid JSON: Exceeds the limit (4300 digits)"),
+        ("spec.yaml", "concurrency: 1" + "0" * 5000 + "\n", "not valid YAML: Exceeds the limit (4300 digits)"),
+        ("spec.json", b"\xff\xfe{}", "not UTF-8 text (byte 0)"),
+        ("spec.json", " " * (1024 * 1024 + 1), "larger than 1048576 bytes"),
+    ],
+)
+def test_hostile_files_are_one_line_config_errors(tmp_path: Path, name: str, text: str | bytes, message: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    with pytest.raises(ConfigError) as caught:
+        load_provider_spec(path)
+    assert str(caught.value).startswith(f"{path}: ")
+    assert message in str(caught.value)
+    assert "\n" not in str(caught.value)

@@ -5,18 +5,26 @@
                    [--path cli|python] [--base-url URL] [--model M] [--max-samples N]
 
 ``lighteval run`` exits 1 when any request ended empty after the retry budget (lighteval
-itself exits 0 and scores it 0), and 2 on bad input.
+itself exits 0 and scores it 0), 2 on bad input, and 130/143 on SIGINT/SIGTERM (after
+stopping lighteval's whole process group and scrubbing the key from the run directory).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from types import FrameType
 
+from evaljig_config.child import GRACE_S
 from evaljig_config.errors import ConfigError, LightEvalUnavailable, RetryBudgetExhausted
-from evaljig_config.run_result import LightEvalRun
+from evaljig_config.scrub import scrub_secret, scrub_text
 from evaljig_config.service import LightEvalConfigService
 from evaljig_config.spec import ProviderSpec, load_provider_spec
 
@@ -55,32 +63,119 @@ def _load(args: argparse.Namespace) -> ProviderSpec:
     return spec
 
 
+class _Interrupted(BaseException):
+    """SIGTERM (or SIGINT) during a run, raised in the main thread so every ``finally`` runs."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _stop_signals_raise(on_signal: Callable[[int], None] | None = None) -> Iterator[None]:
+    """SIGINT/SIGTERM become ``_Interrupted`` (after ``on_signal``) while a run is under way (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if on_signal is not None:
+            on_signal(signum)
+        raise _Interrupted(signum)
+
+    previous = {signum: signal.signal(signum, handler) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+
+
+def _interrupted_line(signum: int, run_dir: Path | None) -> str:
+    done = f"; lighteval stopped, key scrubbed in {run_dir}" if run_dir is not None else ""
+    return f"evaljig-config: interrupted by {signal.Signals(signum).name}{done}"
+
+
+def _exit_after_grace(run_dir: Path, shown: Path, api_key: str) -> Callable[[int], None]:
+    """The Python path's last resort: lighteval's ``with ThreadPoolExecutor`` waits for every queued
+    request before an exception gets out, so GRACE_S after the first signal a thread scrubs and exits."""
+    started = threading.Event()
+
+    def last_resort(signum: int) -> None:
+        time.sleep(GRACE_S)
+        scrub_secret(run_dir, api_key)
+        print(_interrupted_line(signum, shown), file=sys.stderr, flush=True)
+        os._exit(128 + signum)
+
+    def on_signal(signum: int) -> None:
+        if not started.is_set():
+            started.set()
+            threading.Thread(target=last_resort, args=(signum,), name="evaljig-exit", daemon=True).start()
+
+    return on_signal
+
+
+def _one_line(text: str) -> str:
+    return "; ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def _error(message: str) -> int:
+    print(f"evaljig-config: {_one_line(message)}", file=sys.stderr)
+    return 2
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line; every failure is one line on stderr (2: bad input, 1: the run failed)."""
     args = _parser().parse_args(argv)
     try:
-        spec = _load(args)
-        if args.command == "render":
-            service = LightEvalConfigService(spec)
-            if args.output:
-                service.write_config(args.output)
-                print(f"wrote {args.output}")
-            else:
-                sys.stdout.write(service.render_yaml())
-            return 0
-        return _run(spec, args)
-    except (ConfigError, ValueError, LightEvalUnavailable) as exc:
-        print(f"evaljig-config: {exc}", file=sys.stderr)
-        return 2
+        with _stop_signals_raise():
+            spec = _load(args)
+            if args.command == "render":
+                return _render(spec, args.output)
+            return _run(spec, args)
+    except (_Interrupted, KeyboardInterrupt) as exc:
+        signum = exc.signum if isinstance(exc, _Interrupted) else signal.SIGINT
+        print(_interrupted_line(signum, args.run_dir if args.command == "lighteval" else None), file=sys.stderr)
+        return 128 + signum
+    except (ConfigError, LightEvalUnavailable, ValueError) as exc:
+        return _error(str(exc))
+
+
+def _render(spec: ProviderSpec, output: Path | None) -> int:
+    service = LightEvalConfigService(spec)
+    if output is None:
+        return _print(service.render_yaml())
+    try:
+        service.write_config(output)
+    except OSError as exc:  # a folder, under a file, read-only, full
+        return _error(f"{output}: cannot write: {exc.strerror or exc}")
+    return _print(f"wrote {output}\n")
+
+
+def _print(text: str) -> int:
+    """Write to stdout; a full or closed stdout is one line on stderr, not a traceback at exit."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except OSError as exc:
+        with contextlib.suppress(OSError):  # what is still buffered would fail again at interpreter exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return _error(f"stdout: cannot write: {exc.strerror or exc}")
+    return 0
 
 
 def _run(spec: ProviderSpec, args: argparse.Namespace) -> int:
     from evaljig_config.runners import run_cli, run_python
 
     runner = run_cli if args.path == "cli" else run_python
+    last_resort = (
+        _exit_after_grace(args.run_dir.resolve(), args.run_dir, spec.api_key()) if runner is run_python else None
+    )
     try:
-        run = runner(
-            spec, args.tasks, custom_tasks=args.custom_tasks, run_dir=args.run_dir, max_samples=args.max_samples
-        )
+        with _stop_signals_raise(last_resort):
+            run = runner(
+                spec, args.tasks, custom_tasks=args.custom_tasks, run_dir=args.run_dir, max_samples=args.max_samples
+            )
     except RetryBudgetExhausted as exc:
         print(f"evaljig-config: FAILED: {exc}", file=sys.stderr)
         print(
@@ -88,10 +183,30 @@ def _run(spec: ProviderSpec, args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    _print_summary(run)
-    return 0
+    except (ConfigError, LightEvalUnavailable):
+        raise
+    except OSError as exc:
+        return _error(f"{exc.filename or args.run_dir}: {exc.strerror or exc}")
+    except Exception as exc:  # lighteval itself failed; its message may quote the key
+        print(f"evaljig-config: lighteval failed: {type(exc).__name__}: {_scrubbed(exc, spec)}", file=sys.stderr)
+        return 1
+    summary = f"lighteval ({run.path}) ok: {len(run.files)} file(s) in {run.run_dir}, no request ended empty"
+    return _print(f"{run.stdout_table}\n{summary}\n")
 
 
-def _print_summary(run: LightEvalRun) -> None:
-    sys.stdout.write(run.stdout_table)
-    print(f"\nlighteval ({run.path}) ok: {len(run.files)} file(s) in {run.run_dir}, no request ended empty")
+def _scrubbed(exc: Exception, spec: ProviderSpec) -> str:
+    return scrub_text(_one_line(str(exc)), spec.api_key())
+
+
+def entry() -> int:
+    """The console script: after an interrupt, exit at once; lighteval's worker threads may still be queued."""
+    code = main()
+    if code > 128:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(entry())

@@ -14,12 +14,12 @@ import io
 import logging
 import os
 import shutil
-import subprocess
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Literal
 
+from evaljig_config.child import run_in_group, signals_deferred
 from evaljig_config.errors import ConfigError, RetryBudgetExhausted
 from evaljig_config.lighteval_import import import_lighteval_module
 from evaljig_config.run_result import (
@@ -30,7 +30,7 @@ from evaljig_config.run_result import (
     results_table,
     written_files,
 )
-from evaljig_config.scrub import scrub_secret
+from evaljig_config.scrub import MIN_SECRET_LENGTH, scrub_secret, scrub_text
 from evaljig_config.service import LightEvalConfigService
 from evaljig_config.spec import ProviderSpec
 
@@ -102,14 +102,43 @@ def _finish(run: LightEvalRun, model: str, check: bool) -> LightEvalRun:
     return run
 
 
-def check_run_inputs(tasks: str, custom_tasks: Path, max_samples: int | None) -> None:
-    """Refuse bad arguments before the run directory is touched, so a retry can reuse it."""
+def check_run_inputs(tasks: str, custom_tasks: Path, max_samples: int | None) -> Path:
+    """Refuse bad arguments before the run directory is touched, so a retry can reuse it.
+
+    Returns ``custom_tasks`` made absolute now, before a runner changes directory.
+    """
     if not tasks.strip():
         raise ConfigError("tasks: must name at least one task, e.g. 'mytask|0'")
     if not custom_tasks.is_file():
         raise ConfigError(f"{custom_tasks}: custom tasks module not found (--custom-tasks)")
     if max_samples is not None and max_samples < 1:
         raise ConfigError(f"max_samples: must be at least 1, got {max_samples}")
+    return custom_tasks.resolve()
+
+
+def _api_key(spec: ProviderSpec) -> str:
+    """The key, refused before the run if it is too short to be scrubbed reliably afterwards."""
+    key = spec.api_key()
+    if len(key) < MIN_SECRET_LENGTH:
+        raise ConfigError(
+            f"provider '{spec.name}': the key in {spec.api_key_env} is shorter than {MIN_SECRET_LENGTH} characters; "
+            "it could not be scrubbed from lighteval's files"
+        )
+    return key
+
+
+@contextlib.contextmanager
+def _scrubbed_afterwards(run_dir: Path, api_key: str) -> Iterator[None]:
+    """Mask the key in everything under ``run_dir`` on every way out: return, exception, Ctrl-C, SIGTERM."""
+    try:
+        yield
+    finally:
+        with signals_deferred():
+            scrub_secret(run_dir, api_key)
+
+
+def _read_text(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
 
 
 def run_cli(
@@ -121,27 +150,27 @@ def run_cli(
     max_samples: int | None = None,
     check: bool = True,
 ) -> LightEvalRun:
-    """``lighteval endpoint litellm`` as a subprocess in a fresh ``run_dir``."""
-    check_run_inputs(tasks, custom_tasks, max_samples)
-    api_key = spec.api_key()
+    """``lighteval endpoint litellm`` as a subprocess in a fresh ``run_dir``.
+
+    The child leads its own process group, stopped with everything in it on any way out.
+    """
+    custom_tasks = check_run_inputs(tasks, custom_tasks, max_samples)
+    api_key = _api_key(spec)
     executable = lighteval_executable()
     run_dir = prepare_run_dir(run_dir)
     service = LightEvalConfigService(spec)
     config = service.write_config(run_dir / "config.yaml")
     argv = service.cli_argv(
-        config, tasks, custom_tasks=custom_tasks.resolve(), output_dir=run_dir / "out", max_samples=max_samples
+        config, tasks, custom_tasks=custom_tasks, output_dir=run_dir / "out", max_samples=max_samples
     )
     argv[0] = executable
-    proc = subprocess.run(
-        argv, cwd=run_dir, env=run_env(run_dir, api_key), capture_output=True, text=True, timeout=CLI_TIMEOUT_S
-    )
-    (run_dir / "stdout.txt").write_text(proc.stdout, encoding="utf-8")
-    (run_dir / "stderr.txt").write_text(proc.stderr, encoding="utf-8")
-    scrub_secret(run_dir, api_key)
-    if proc.returncode != 0:
-        tail = "\n".join(proc.stderr.strip().splitlines()[-15:]).replace(api_key, "***")
-        raise ConfigError(f"lighteval exited with {proc.returncode} (see {run_dir}/stderr.txt):\n{tail}")
-    run = _result("cli", run_dir, stdout=proc.stdout, log=proc.stderr, returncode=proc.returncode)
+    with _scrubbed_afterwards(run_dir, api_key):
+        returncode = run_in_group(argv, cwd=run_dir, env=run_env(run_dir, api_key), timeout_s=CLI_TIMEOUT_S)
+    stdout, stderr = _read_text(run_dir / "stdout.txt"), _read_text(run_dir / "stderr.txt")
+    if returncode != 0:
+        tail = scrub_text("\n".join(stderr.strip().splitlines()[-15:]), api_key)
+        raise ConfigError(f"lighteval exited with {returncode} (see {run_dir}/stderr.txt):\n{tail}")
+    run = _result("cli", run_dir, stdout=stdout, log=stderr, returncode=returncode)
     return _finish(run, spec.model, check)
 
 
@@ -178,10 +207,20 @@ def run_python(
     check: bool = True,
 ) -> LightEvalRun:
     """lighteval's ``Pipeline`` in this process, in a fresh ``run_dir`` (not thread-safe: it changes cwd)."""
-    check_run_inputs(tasks, custom_tasks, max_samples)
-    api_key = spec.api_key()
+    custom_tasks = check_run_inputs(tasks, custom_tasks, max_samples)
+    api_key = _api_key(spec)
     import_lighteval_module("lighteval")  # says how to get it, before anything is written
     run_dir = prepare_run_dir(run_dir)
+    with _scrubbed_afterwards(run_dir, api_key):
+        stdout, log = _evaluate(spec, tasks, custom_tasks, run_dir, max_samples, api_key)
+    run = _result("python", run_dir, stdout=scrub_text(stdout, api_key), log=scrub_text(log, api_key), returncode=None)
+    return _finish(run, spec.model, check)
+
+
+def _evaluate(
+    spec: ProviderSpec, tasks: str, custom_tasks: Path, run_dir: Path, max_samples: int | None, api_key: str
+) -> tuple[str, str]:
+    """Build and run lighteval's ``Pipeline`` inside ``run_dir``; (printed results, API log lines)."""
     service = LightEvalConfigService(spec)
     service.write_config(run_dir / "config.yaml")  # the same file the CLI reads, for the record
     collect = _Collect()
@@ -197,7 +236,7 @@ def run_python(
                 tasks=tasks,
                 pipeline_parameters=pipeline_mod.PipelineParameters(
                     launcher_type=pipeline_mod.ParallelismManager.NONE,
-                    custom_tasks_directory=str(custom_tasks.resolve()),
+                    custom_tasks_directory=str(custom_tasks),
                     max_samples=max_samples,
                 ),
                 evaluation_tracker=tracker_mod.EvaluationTracker(output_dir=str(run_dir / "out"), save_details=True),
@@ -209,10 +248,8 @@ def run_python(
             pipeline.save_and_push_results()
         finally:
             logger.removeHandler(collect)
-    (run_dir / "stdout.txt").write_text(stdout.getvalue(), encoding="utf-8")
-    scrub_secret(run_dir, api_key)
-    run = _result("python", run_dir, stdout=stdout.getvalue(), log="\n".join(collect.lines), returncode=None)
-    return _finish(run, spec.model, check)
+            (run_dir / "stdout.txt").write_text(stdout.getvalue(), encoding="utf-8")
+    return stdout.getvalue(), "\n".join(collect.lines)
 
 
 @contextlib.contextmanager

@@ -1,25 +1,56 @@
-"""Keep secrets out of what lighteval writes (its results JSON records the api_key in clear)."""
+"""Keep secrets out of what lighteval writes (its results JSON records the api_key in clear).
+
+A key lands in files in more than one spelling: raw, JSON-escaped (a key holding ``"`` or
+``\\`` is written as ``\\"`` / ``\\\\``, non-ASCII as ``\\uXXXX``) and URL-encoded (in a logged
+request URL). Every spelling is masked.
+"""
 
 from __future__ import annotations
 
+import json
+import urllib.parse
 from pathlib import Path
 
 from evaljig_config.atomic import write_bytes_atomic
 
+MIN_SECRET_LENGTH = 4
+
+
+def secret_forms(secret: str) -> list[str]:
+    """Every spelling of ``secret`` that may land in a file, longest first (so none is half-masked)."""
+    if len(secret) < MIN_SECRET_LENGTH:
+        raise ValueError(f"refusing to scrub a secret shorter than {MIN_SECRET_LENGTH} characters")
+    forms = {
+        secret,
+        json.dumps(secret)[1:-1],
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+        urllib.parse.quote(secret, safe=""),
+        urllib.parse.quote(secret),
+        urllib.parse.quote_plus(secret),
+    }
+    return sorted(forms, key=lambda form: (-len(form), form))
+
+
+def scrub_text(text: str, secret: str) -> str:
+    """``text`` with every spelling of ``secret`` replaced by ``***``."""
+    for form in secret_forms(secret):
+        text = text.replace(form, "***")
+    return text
+
 
 def scrub_secret(root: Path, secret: str) -> list[Path]:
-    """Mask ``secret`` in every file under ``root``; return the files that contained it.
+    """Mask every spelling of ``secret`` in every file under ``root``; return the files that held one.
 
-    The mask has the secret's length, so binary formats (parquet, sqlite) keep their layout.
+    Each mask has the length of what it hides, so binary formats (parquet, sqlite) keep their layout.
     """
-    if len(secret) < 4:
-        raise ValueError("refusing to scrub a secret shorter than 4 characters")
-    needle = secret.encode("utf-8")
-    mask = b"*" * len(needle)
+    needles = [form.encode("utf-8") for form in secret_forms(secret)]
     touched = []
     for path in sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink()):
         data = path.read_bytes()
-        if needle in data:
-            write_bytes_atomic(path, data.replace(needle, mask))
+        clean = data
+        for needle in needles:
+            clean = clean.replace(needle, b"*" * len(needle))
+        if clean != data:
+            write_bytes_atomic(path, clean)
             touched.append(path)
     return touched

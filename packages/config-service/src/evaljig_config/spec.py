@@ -6,25 +6,33 @@ spec files, generated configs, fixtures and goldens never contain a secret.
 
 from __future__ import annotations
 
-import json
 import os
 import re
+import urllib.parse
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from evaljig_config.errors import ConfigError
+from evaljig_config.spec_files import read_mapping
 
 _ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
 OPENAI_COMPATIBLE_PREFIX = "openai/"
+#: Query parameters that carry a credential; a base_url holding one would put the key in files and logs.
+CREDENTIAL_PARAMS = frozenset(
+    {"api_key", "api-key", "apikey", "key", "token", "access_token", "auth", "password", "secret", "sig", "signature"}
+)
+#: No model has a context anywhere near this; a bigger value is a typo.
+MAX_MODEL_LENGTH_LIMIT = 10_000_000
+#: ``strict``: ``concurrency: true`` or ``timeout: "30"`` is a mistake, not a number.
+_STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class GenerationParameters(BaseModel):
     """The subset of lighteval's ``GenerationParameters`` evaljig renders (all optional)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _STRICT
 
     temperature: Annotated[float, Field(ge=0, le=2)] | None = None
     max_new_tokens: Annotated[int, Field(ge=1)] | None = None
@@ -38,7 +46,7 @@ class GenerationParameters(BaseModel):
 class RetryPolicy(BaseModel):
     """lighteval's own retry loop: ``attempts`` tries, sleeping ``sleep * multiplier**i``."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _STRICT
 
     attempts: Annotated[int, Field(ge=1, le=100)] = 8
     sleep: Annotated[float, Field(ge=0, le=600)] = 1.0
@@ -48,7 +56,7 @@ class RetryPolicy(BaseModel):
 class ProviderSpec(BaseModel):
     """A provider and model as evaljig users write them (JSON or YAML)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _STRICT
 
     name: Annotated[str, Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
     base_url: str
@@ -58,7 +66,7 @@ class ProviderSpec(BaseModel):
     retry: RetryPolicy = RetryPolicy()
     timeout: Annotated[float, Field(gt=0, le=3600)] | None = None
     concurrency: Annotated[int, Field(ge=1, le=1024)] = 1
-    max_model_length: Annotated[int, Field(ge=1)] | None = None
+    max_model_length: Annotated[int, Field(ge=1, le=MAX_MODEL_LENGTH_LIMIT)] | None = None
     """Set it for non-public models: otherwise litellm asks the network for the context size."""
     system_prompt: str | None = None
     provider: Literal["openai"] = "openai"
@@ -76,9 +84,14 @@ class ProviderSpec(BaseModel):
     @field_validator("base_url")
     @classmethod
     def _http_url(cls, value: str) -> str:
-        if not re.match(r"^https?://[^\s/]+", value):
-            raise ValueError("must be an http:// or https:// URL")
-        return value.rstrip("/")
+        return check_base_url(value)
+
+    @field_validator("model")
+    @classmethod
+    def _printable_model(cls, value: str) -> str:
+        if not value.isprintable() or value != value.strip():
+            raise ValueError("must be printable, without NUL, newline or surrounding spaces")
+        return value
 
     @field_validator("api_key_env")
     @classmethod
@@ -119,32 +132,43 @@ class ProviderSpec(BaseModel):
         return parse_provider_spec({**self.model_dump(), "model": model}, source=f"{self.name} (model override)")
 
 
+def check_base_url(value: str) -> str:
+    """An http(s) URL without spaces or credentials; the message never echoes the URL (it may hold a key)."""
+    if not value.isprintable() or any(ch.isspace() for ch in value):
+        raise ValueError("must not contain spaces or control characters")
+    try:
+        parts = urllib.parse.urlsplit(value)
+        parts.port  # noqa: B018 - raises ValueError for a bad port
+    except ValueError:
+        raise ValueError("is not a valid URL") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("must be an http:// or https:// URL")
+    if "@" in parts.netloc:
+        raise ValueError(
+            "must not carry credentials (user:password@host); name the key's environment variable in 'api_key_env'"
+        )
+    params = {name.lower() for name, _ in urllib.parse.parse_qsl(parts.query, keep_blank_values=True)}
+    secret_params = sorted(params & CREDENTIAL_PARAMS)
+    if secret_params:
+        raise ValueError(
+            f"must not carry credentials (query parameter {', '.join(secret_params)}); "
+            "name the key's environment variable in 'api_key_env'"
+        )
+    return value.rstrip("/")
+
+
 def load_provider_spec(path: Path) -> ProviderSpec:
     """Load a spec from ``.json``, ``.yaml`` or ``.yml``; errors name the file, field and reason."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read provider spec: {exc}") from exc
-    try:
-        if path.suffix == ".json":
-            data = json.loads(text)
-        elif path.suffix in (".yaml", ".yml"):
-            data = yaml.safe_load(text)
-        else:
-            raise ConfigError(f"{path}: provider specs must be .json, .yaml or .yml")
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise ConfigError(f"{path}: not valid {path.suffix[1:].upper()}: {exc}") from exc
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping of provider fields, got {type(data).__name__}")
-    return parse_provider_spec(data, source=str(path))
+    return parse_provider_spec(read_mapping(path), source=str(path))
 
 
 def parse_provider_spec(data: dict[str, Any], source: str = "<spec>") -> ProviderSpec:
+    """Validate a mapping; errors name ``source``, the field and the reason, never the value."""
+    problems = []
     try:
         return ProviderSpec.model_validate(data)
-    except ValidationError as exc:
-        problems = []
+    except ValidationError as exc:  # it holds the input: raised outside this block, so not even as __context__
         for err in exc.errors():
             field = ".".join(str(p) for p in err["loc"]) or "(spec)"
             problems.append(f"{source}: field '{field}': {err['msg'].removeprefix('Value error, ')}")
-        raise ConfigError("\n".join(problems)) from None
+    raise ConfigError("\n".join(problems))

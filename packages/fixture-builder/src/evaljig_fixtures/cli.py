@@ -7,6 +7,8 @@ one (``regen``) is one function pair and one tuple entry.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import math
 import os
 import sys
@@ -195,6 +197,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line_errors(main: Callable[..., int]) -> Callable[..., int]:
+    """An output that cannot be written (a folder, under a file, read-only, full disk, stdout to
+    /dev/full) ends as one line on stderr and exit 2, never a traceback."""
+
+    @functools.wraps(main)
+    def guarded(argv: Sequence[str] | None = None) -> int:
+        try:
+            code = main(argv)
+            sys.stdout.flush()
+        except OSError as exc:
+            with contextlib.suppress(OSError):  # keep the interpreter from failing again on stdout at exit
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            where = exc.filename if exc.filename is not None else "output"
+            print(f"{PROG}: {where}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        return code
+
+    return guarded
+
+
+@_one_line_errors
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handler: Callable[[argparse.Namespace], int] = args.handler

@@ -1,0 +1,88 @@
+"""Read a provider spec file into a mapping, refusing what JSON and YAML parsers silently accept.
+
+Both parsers keep the last of two duplicate keys (a typo then wins quietly), recurse until
+``RecursionError`` on deep nesting, and raise bare ``ValueError`` on integers over 4,300
+digits; each becomes a one-line :class:`ConfigError` naming the file, the field and the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from evaljig_config.errors import ConfigError
+
+#: A provider spec is a few hundred bytes; anything this big is not one.
+MAX_SPEC_BYTES = 1024 * 1024
+SUFFIXES = (".json", ".yaml", ".yml")
+
+
+class _DuplicateKeyError(Exception):
+    def __init__(self, key: object, line: int | None) -> None:
+        super().__init__(key)
+        self.key = key
+        self.line = line
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _DuplicateKeyError(key, None)
+        result[key] = value
+    return result
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses a key given twice in one mapping."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        self.flatten_mapping(node)
+        seen: set[object] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                duplicate = key in seen
+            except TypeError:  # unhashable: SafeLoader reports it below
+                break
+            if duplicate:
+                raise _DuplicateKeyError(key, key_node.start_mark.line + 1)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _parse(path: Path, text: str) -> Any:
+    if path.suffix == ".json":
+        return json.loads(text, object_pairs_hook=_unique_pairs)
+    return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader subclass
+
+
+def read_mapping(path: Path) -> dict[str, Any]:
+    """The top-level mapping of a ``.json``/``.yaml``/``.yml`` spec file; raises ``ConfigError``."""
+    if path.suffix not in SUFFIXES:
+        raise ConfigError(f"{path}: provider specs must be .json, .yaml or .yml")
+    kind = "JSON" if path.suffix == ".json" else "YAML"
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_SPEC_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read provider spec: {exc.strerror or exc}") from None
+    if len(raw) > MAX_SPEC_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_SPEC_BYTES} bytes; not a provider spec")
+    try:
+        data = _parse(path, raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except _DuplicateKeyError as exc:
+        where = f" (line {exc.line})" if exc.line else ""
+        raise ConfigError(f"{path}: field '{exc.key}': duplicate key{where}; give each key once") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid {kind}: nested too deeply") from None
+    except (ValueError, yaml.YAMLError) as exc:  # json.JSONDecodeError and huge integers are ValueErrors
+        raise ConfigError(f"{path}: not valid {kind}: {' '.join(str(exc).split())}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of provider fields, got {type(data).__name__}")
+    return data

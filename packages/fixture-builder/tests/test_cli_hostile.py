@@ -1,0 +1,26 @@
+"""``evaljig-fixtures`` answers an unusable output with one line and exit 2, never a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evaljig_fixtures.cli import main
+from testkit.cli import run_with_full_stdout
+
+
+def test_stdout_to_dev_full_is_one_line_exit_2() -> None:
+    proc = run_with_full_stdout("evaljig_fixtures.cli", "list")
+    assert proc.returncode == 2
+    assert proc.stderr == "evaljig-fixtures: output: No space left on device\n"
+
+
+def test_regen_out_under_a_file_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "file").write_text("x")
+    out = tmp_path / "file" / "fixtures"
+    assert main(["regen", "--only", "providers", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith(f"evaljig-fixtures: {out}")
+    assert err.endswith(": Not a directory\n")
