@@ -7,6 +7,8 @@ builders' files are neither rewritten, deleted nor compared. The write-back is a
 
 from __future__ import annotations
 
+import errno
+import os
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -46,6 +48,7 @@ def run_regen(selected: Sequence[Builder], registry: Sequence[Builder], options:
         echo(f"regen --check: an interrupted regen of {options.out_dir} is pending; run `evaljig-fixtures regen`")
         return EXIT_FAILED
     if not options.check:
+        _ensure_writable_parent(options.out_dir)
         recovered = recover(options.out_dir)
         if recovered is not None:
             echo(f"regen: {recovered}")
@@ -72,6 +75,19 @@ def run_regen(selected: Sequence[Builder], registry: Sequence[Builder], options:
         if options.check:
             return _report_check(outcomes, stray, options.out_dir, echo)
         return _apply(outcomes, stray, options, echo)
+
+
+def _ensure_writable_parent(out_dir: Path) -> None:
+    """Refuse an output folder that cannot exist (a file on its way) before any builder runs.
+
+    The staging folder sits next to ``out_dir``, so an OSError there would otherwise name it, not the
+    folder the user gave.
+    """
+    for folder in (out_dir, *out_dir.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(out_dir))
+            return
 
 
 def _run_one(index: int, total: int, builder: Builder, ctx: BuildContext, echo: Echo) -> Outcome:
