@@ -1,13 +1,23 @@
-"""Workspace-wide pytest wiring: the shared ``golden`` snapshot fixture."""
+"""Workspace-wide pytest wiring: the shared ``golden`` snapshot fixture and the orphaned-golden check."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
 from testkit.golden import Golden
+from testkit.orphans import GoldenOrphans
+
+ROOT = Path(__file__).resolve().parent
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Golden folders of deleted test modules fail the run; ``--snapshot-update`` deletes them (not in workers)."""
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(GoldenOrphans(ROOT), "evaljig-golden-orphans")
 
 
 @pytest.fixture
