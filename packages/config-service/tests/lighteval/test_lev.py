@@ -11,6 +11,9 @@ Retry arithmetic pinned here (lighteval 0.13.0, litellm 1.106.2, openai 2.54.0):
 * so a model that always fails costs ``attempts x 3`` calls per sample — **9** here — and a
   ``fail-once`` model costs exactly **one** extra call in the whole run: the SDK's first
   retry succeeds inside lighteval's first attempt, and lighteval logs nothing.
+* a ``fail-3`` model outlasts the SDK: its first lighteval attempt spends all 3 calls on 500s,
+  lighteval logs "Error in API call ... retry 1/3", sleeps, and its second attempt succeeds —
+  the only case where recovery goes through lighteval's own ``api_max_retry`` loop.
 * lighteval then scores the empty answer 0 and exits 0; the runners read its
   "API call failed after N attempts" log line and raise ``RetryBudgetExhausted``.
 """
@@ -144,3 +147,40 @@ def test_lev_005_multilingual_contract(
     assert cli.stdout_table == py.stdout_table
     assert 0 < cli.scores[polyglot.task]["em"] < 1
     lev("LEV-005", requests=len(cli_bodies), em=cli.scores[polyglot.task]["em"])  # type: ignore[operator]
+
+
+FAILURES_BEYOND_SDK = SDK_CALLS_PER_ATTEMPT  # fail-3: every call of lighteval's first attempt answers 500
+
+
+@pytest.mark.parametrize("path", ["cli", "python"])
+def test_lev_006_lighteval_retry_loop(
+    path: str,
+    provider: ProviderSpec,
+    gateway: Gateway,
+    mini_mmlu: Dataset,
+    tmp_path: Path,
+    lev: object,
+) -> None:
+    gateway.set_answers(mini_mmlu.answer_key)
+    model = f"openai/fail-{FAILURES_BEYOND_SDK}-gpt-stub"
+    flaky = provider.with_model(model)
+    runner = run_cli if path == "cli" else run_python
+
+    run = runner(flaky, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / path)
+
+    calls = gateway.calls()
+    statuses = [c.status for c in calls]
+    assert statuses == [500] * FAILURES_BEYOND_SDK + [200] * mini_mmlu.rows  # one lighteval attempt = 3 calls
+    assert [c.attempt for c in calls] == list(range(1, FAILURES_BEYOND_SDK + mini_mmlu.rows + 1))
+    assert {c.model for c in calls} == {model.removeprefix("openai/")}
+    first_prompt = calls[0].raw_body
+    assert [c.raw_body for c in calls[:4]] == [first_prompt] * 4  # the same request, until it succeeds
+    assert len(run.messages) == 1  # lighteval's loop retried exactly once, and nothing ended empty
+    assert run.messages[0].endswith(f"retry 1/{flaky.retry.attempts}"), run.messages
+    assert "InternalServerError" in run.messages[0]
+    assert run.empty_requests == 0
+    assert run.stdout_table == EXPECTED_STDOUT.read_text(encoding="utf-8")  # the same table as LEV-001
+    assert_no_secret(run.run_dir)
+    lev(  # type: ignore[operator]
+        f"LEV-006-{path}", calls=len(statuses), failures=statuses.count(500), lighteval_retries=len(run.messages)
+    )
