@@ -97,7 +97,7 @@ def test_the_goldens_of_a_deleted_package_fail_the_run(repo: pytest.Pytester) ->
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         ["*(1 orphaned)*", "golden/retired/test_m/ (1 file(s)): no packages/retired/**/test_m.py"]
-    )  # noqa: E501
+    )
     assert "test_deleted" not in result.stdout.str()  # an empty folder is not in git: not reported
 
 

@@ -141,7 +141,8 @@ class CaseState:
             return
         raw_artifacts = inference.get("artifacts")
         self.inference = jsonable({k: v for k, v in inference.items() if k != "artifacts"})
-        self.artifacts, errors = write_artifacts(self.directory, raw_artifacts, self.names)
+        written, errors = write_artifacts(self.directory, raw_artifacts, self.names)
+        self.artifacts[:0] = written  # before anything a test attached earlier
         self.errors.extend(errors)
 
     def add_metric(self, metric: dict[str, Any]) -> None:

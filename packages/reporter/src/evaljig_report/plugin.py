@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
+from evaljig_report.attachments import ATTACHMENT_KEY
 from evaljig_report.layout import DEFAULT_ROOT, SOLO_WORKER, Layout, run_id, safe_segment, session_name
-from evaljig_report.recorder import PROPERTY_KEY, Recorder, write_session_index
+from evaljig_report.recorder import PROPERTY_KEY, Recorder, case_key, split_nodeid, write_session_index
 
 #: ``workerinput`` key the controller uses to hand its run id to the workers.
 RUN_KEY = "evaljig_run"
@@ -117,6 +118,11 @@ class ReportPlugin:
             self.recorder.add_record(record, nodeid=report.nodeid, duration=duration)
         if not records and self.all_tests:
             self._record_plain([*phases, report], duration)
+        attachments = [value for key, value in report.user_properties if key == ATTACHMENT_KEY]
+        if attachments:  # to every case the test recorded, or to its plain case
+            keys = {case_key(r, report.nodeid) for r in records} if records else {split_nodeid(report.nodeid)}
+            for suite, case_id in sorted(keys):
+                self.recorder.attach(suite, case_id, attachments)
 
     def _record_plain(self, phases: list[pytest.TestReport], duration: float) -> None:
         status, reason, error = "pass", "", None

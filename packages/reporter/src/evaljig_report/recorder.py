@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from evaljig_report import atomic
+from evaljig_report.attachments import write_attachments
 from evaljig_report.casefile import CaseState, coerce_metric, dumps, jsonable
 from evaljig_report.layout import INDEX_FILE, Layout
 from evaljig_report.schema import SCHEMA_VERSION
@@ -24,6 +25,15 @@ def split_nodeid(nodeid: str) -> tuple[str, str]:
     """``pkg/test_x.py::TestA::test_b[1]`` -> (``pkg/test_x.py::TestA``, ``test_b[1]``)."""
     suite, sep, name = nodeid.rpartition("::")
     return (suite, name) if sep else ("", nodeid)
+
+
+def case_key(record: object, nodeid: str) -> tuple[str, str]:
+    """The (suite, case_id) ``add_record`` files ``record`` under: its own, else the test's node id."""
+    fields: Mapping[str, Any] = record if isinstance(record, Mapping) else {}
+    default_suite, default_id = split_nodeid(nodeid)
+    suite = fields["suite"] if isinstance(fields.get("suite"), str) else default_suite
+    case_id = fields.get("case_id")
+    return suite, case_id if isinstance(case_id, str) and case_id else (default_id or "case")
 
 
 class Recorder:
@@ -102,6 +112,16 @@ class Recorder:
             state.errors.append(error)
         # Built entirely from pytest's report, so the shape is known: skip the ~200 µs validation.
         return state.write(self.layout, validate=False)
+
+    def attach(self, suite: str, case_id: str, attachments: Sequence[object]) -> Path | None:
+        """Files a test attached (``ATTACHMENT_KEY``) join its case's artifacts; None if that case was not recorded."""
+        state = self._cases.get((suite, case_id))
+        if state is None:
+            return None
+        written, errors = write_attachments(state.directory, attachments, state.names)
+        state.artifacts.extend(written)
+        state.errors.extend(e for e in errors if e not in state.errors)
+        return state.write(self.layout, validate=self.validate)
 
     def write_index(self) -> Path | None:
         """The worker index (every case this worker wrote); nothing when it recorded nothing."""
