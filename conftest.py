@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from testkit.golden import Golden
+from testkit.golden import Golden, golden_dir_for
 from testkit.orphans import GoldenOrphans
 
 ROOT = Path(__file__).resolve().parent
@@ -21,8 +21,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture
-def golden(snapshot: SnapshotAssertion) -> Golden:
+def golden(request: pytest.FixtureRequest, snapshot: SnapshotAssertion) -> Golden:
     """Readable golden snapshot stored under ``golden/<package>/<test_module>/``."""
+    golden_dir_for(request.path)  # a test outside packages/<pkg>/ gets the reason, not a stray folder
     return Golden(snapshot)
 
 

@@ -19,11 +19,14 @@ def repo(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.P
     """A workspace in miniature: the real root conftest, two packages, goldens used and orphaned."""
     monkeypatch.setenv("PYTHONPATH", str(ROOT))  # testkit, as the real workspace's pythonpath gives it
     monkeypatch.setenv("EVALJIG_REPORT", "0")  # no per-case reports of the inner runs
-    pytester.makefile(".ini", pytest="[pytest]\ntestpaths = packages\n")
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)  # the inner run is not one of our workers
+    pytester.makefile(".ini", pytest="[pytest]\ntestpaths = packages tools\n")
     (pytester.path / "conftest.py").write_text((ROOT / "conftest.py").read_text(encoding="utf-8"), encoding="utf-8")
     files = {
         "packages/alpha/tests/test_kept.py": KEPT,
         "packages/beta/tests/test_beta.py": "def test_ok():\n    pass\n",
+        "tools/test_tool.py": "def test_outside_packages():\n    pass\n",  # syrupy scans its site too
         "golden/alpha/test_kept/test_shape.yaml": "a: 1\n",
         "golden/alpha/test_deleted/test_y.yaml": "b: 2\n",  # its module was deleted
         "golden/beta/test_gone/test_z.txt": "z\n",  # the same, in another package
@@ -55,7 +58,9 @@ def test_a_full_run_fails_on_every_orphaned_module_folder(repo: pytest.Pytester,
     result.stdout.fnmatch_lines(["golden/retired/test_m/ (1 file(s)): no packages/retired/**/test_m.py"])
     result.stdout.fnmatch_lines(["*make golden-update*"])
     assert "test_kept/" not in result.stdout.str()
-    result.assert_outcomes(passed=2)
+    assert "worker snapshot reports" not in result.stdout.str()  # every worker's syrupy report arrived
+    result.stdout.fnmatch_lines(["*snapshots unused*"])  # syrupy's own check ran too
+    result.assert_outcomes(passed=3)
     assert goldens(repo) == ALL  # reporting never deletes
 
 
@@ -99,6 +104,15 @@ def test_the_goldens_of_a_deleted_package_fail_the_run(repo: pytest.Pytester) ->
         ["*(1 orphaned)*", "golden/retired/test_m/ (1 file(s)): no packages/retired/**/test_m.py"]
     )
     assert "test_deleted" not in result.stdout.str()  # an empty folder is not in git: not reported
+
+
+def test_the_golden_fixture_outside_packages_says_why(repo: pytest.Pytester) -> None:
+    (repo.path / "tools" / "test_tool.py").write_text("def test_g(golden):\n    assert golden == 1\n")
+
+    result = repo.runpytest_subprocess("-p", "no:cacheprovider", "tools")
+
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*test_tool.py: golden tests must live under packages/<pkg>/tests/*"])
 
 
 def test_selection_by_keyword_does_not_hide_an_orphan(repo: pytest.Pytester) -> None:

@@ -11,11 +11,11 @@ secrets out of them is the attaching test's job.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from evaljig_report import atomic
-from evaljig_report.artifacts import MAX_ARTIFACT_BYTES, NameRegistry, decode_payload, normalize_mime, sanitize_name
+from evaljig_report.artifacts import MAX_ARTIFACT_BYTES, NameRegistry, decode_payload, normalize_mime, store
 
 #: The ``item.user_properties`` key a test attaches a file to its case report under.
 ATTACHMENT_KEY = "evaljig.attachment"
@@ -45,17 +45,7 @@ def write_attachments(
         name = entry.get("name") if isinstance(entry.get("name"), str) else f"attachment-{position}"
         mime = normalize_mime(entry.get("mime_type")) or _DEFAULT_MIME
         record: dict[str, Any] = {"name": name, "mime_type": mime}
-        try:
-            data = _payload(entry)
-        except OverflowError as exc:
-            records.append({**record, "status": "skipped", "reason": str(exc)})
-            continue
-        except ValueError as exc:
-            records.append({**record, "status": "error", "reason": str(exc)})
-            errors.append(f"attachment {name!r}: {exc}")
-            continue
-        file_name = names.claim(sanitize_name(name, mime))
-        case_dir.mkdir(parents=True, exist_ok=True)
-        atomic.write_bytes(case_dir / file_name, data)
-        records.append({**record, "status": "written", "file": file_name, "bytes": len(data)})
+        written, error = store(case_dir, names, record, partial(_payload, entry))
+        records.append(written)
+        errors += [f"attachment {name!r}: {error}"] if error else []
     return records, errors
