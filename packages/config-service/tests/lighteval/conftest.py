@@ -1,17 +1,35 @@
-"""Shared set-up of the LEV matrix: the committed fixtures, a gateway with the answer key, a summary."""
+"""Shared set-up of the LEV matrix: the committed fixtures, a gateway with the answer key, a summary.
+
+Every run a LEV test starts goes through the ``trace`` fixture; when the test fails, what is
+needed to debug it from CI artifacts alone is attached to its case report (see
+``pytest_runtest_makereport``): the rendered config, the argv, stdout/stderr tails of each
+run, the test's captured output and the gateway journal — with the api key scrubbed.
+"""
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+import shlex
+import subprocess
+from collections.abc import Generator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from evaljig_config import ProviderSpec, lighteval_available, load_provider_spec
+from evaljig_config import (
+    LightEvalConfigService,
+    LightEvalRun,
+    ProviderSpec,
+    lighteval_available,
+    load_provider_spec,
+    run_cli,
+    run_python,
+)
 from evaljig_gateway import Gateway
+from evaljig_report import ATTACHMENT_KEY
 
 ROOT = Path(__file__).resolve().parents[4]
 FIXTURES = ROOT / "fixtures"
@@ -37,7 +55,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return
     skip = pytest.mark.skip(reason="lighteval is not installed here: run `make lighteval`")
     for item in items:
-        if "lighteval" in item.keywords:
+        if item.get_closest_marker("lighteval"):  # not item.keywords: this folder's name is one too
             item.add_marker(skip)
 
 
@@ -84,6 +102,124 @@ def lev(request: pytest.FixtureRequest) -> Any:
 def assert_no_secret(folder: Path) -> None:
     leaked = [p for p in folder.rglob("*") if p.is_file() and FAKE_KEY.encode() in p.read_bytes()]
     assert not leaked, f"the api key was left in {leaked}"
+
+
+TAIL_LINES = 200
+TAIL_CHARS = 64 * 1024
+JOURNAL_CALLS = 500
+
+
+@dataclass
+class Invocation:
+    """One run a LEV test started, as far as a failure report needs it."""
+
+    label: str
+    argv: list[str]
+    run_dir: Path | None = None
+    spec: ProviderSpec | None = None
+    stdout: str | None = None
+    stderr: str | None = None
+
+
+@dataclass
+class LevTrace:
+    """Starts the runs of one LEV test and remembers them (``trace.cli(...)`` is ``run_cli(...)``)."""
+
+    invocations: list[Invocation] = field(default_factory=list)
+
+    def cli(self, spec: ProviderSpec, tasks: str, *, custom_tasks: Path, run_dir: Path, **kw: Any) -> LightEvalRun:
+        argv = LightEvalConfigService(spec).cli_argv(
+            run_dir.resolve() / "config.yaml", tasks, custom_tasks=custom_tasks.resolve(),
+            output_dir=run_dir.resolve() / "out", max_samples=kw.get("max_samples"),
+        )  # fmt: skip
+        self.invocations.append(Invocation("cli", argv, run_dir, spec))
+        return run_cli(spec, tasks, custom_tasks=custom_tasks, run_dir=run_dir, **kw)
+
+    def python(self, spec: ProviderSpec, tasks: str, *, custom_tasks: Path, run_dir: Path, **kw: Any) -> LightEvalRun:
+        argv = [
+            "run_python",
+            tasks,
+            f"custom_tasks={custom_tasks}",
+            f"run_dir={run_dir}",
+            f"max_samples={kw.get('max_samples')}",
+        ]
+        self.invocations.append(Invocation("python", argv, run_dir, spec))
+        return run_python(spec, tasks, custom_tasks=custom_tasks, run_dir=run_dir, **kw)
+
+    def subprocess(self, argv: list[str], *, cwd: Path) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=cwd)
+        self.invocations.append(Invocation("subprocess", argv, stdout=done.stdout, stderr=done.stderr))
+        return done
+
+
+_TRACE = pytest.StashKey[LevTrace]()
+
+
+@pytest.fixture
+def trace(request: pytest.FixtureRequest) -> LevTrace:
+    return request.node.stash.setdefault(_TRACE, LevTrace())
+
+
+def _tail(text: str) -> str:
+    return "\n".join(text.splitlines()[-TAIL_LINES:])[-TAIL_CHARS:] + "\n"
+
+
+def _read(path: Path) -> str | None:
+    return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
+
+
+def debug_files(trace: LevTrace | None, gateway: Gateway | None, report: pytest.TestReport) -> dict[str, str]:
+    """File name -> text of everything a failed LEV test leaves for its reader (not yet scrubbed)."""
+    files: dict[str, str] = {}
+    invocations = trace.invocations if trace is not None else []
+    if invocations:
+        files["argv.txt"] = "".join(f"#{n} {i.label}: {shlex.join(i.argv)}\n" for n, i in enumerate(invocations, 1))
+    for n, inv in enumerate(invocations, 1):
+        prefix = f"run{n}-{inv.label}"
+        config = _read(inv.run_dir / "config.yaml") if inv.run_dir else None
+        if config is None and inv.spec is not None:
+            config = LightEvalConfigService(inv.spec).render_yaml()  # the run stopped before writing it
+        streams = {"stdout": inv.stdout, "stderr": inv.stderr}
+        if inv.run_dir is not None:
+            streams = {name: _read(inv.run_dir / f"{name}.txt") for name in streams}
+        for name, text in [("config.yaml", config), *((f"{k}-tail.txt", v) for k, v in streams.items())]:
+            if text is not None:
+                files[f"{prefix}-{name}"] = text if name.endswith(".yaml") else _tail(text)
+    captured = [(name, text) for name, text in report.sections if text.strip()]
+    if captured:
+        files["pytest-captured-tail.txt"] = "".join(f"----- {name} -----\n{_tail(text)}" for name, text in captured)
+    if gateway is not None:
+        calls = gateway.calls()[-JOURNAL_CALLS:]
+        files["gateway-journal.jsonl"] = "".join(json.dumps(c.as_dict(), sort_keys=True) + "\n" for c in calls)
+    return files
+
+
+def scrub(text: str, secrets: set[str]) -> str:
+    for secret in secrets:
+        text = text.replace(secret, "***")
+    return text
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failed LEV test attaches its debug files to its case report (``evaljig.attachment``)."""
+    report = yield
+    if report.when == "call" and report.failed:
+        funcargs = getattr(item, "funcargs", {})
+        gateway = funcargs.get("gateway") if isinstance(funcargs.get("gateway"), Gateway) else None
+        secrets = {FAKE_KEY, os.environ.get(FAKE_KEY_ENV, FAKE_KEY)} - {""}
+        for name, text in debug_files(item.stash.get(_TRACE, None), gateway, report).items():
+            mime = (
+                "application/x-ndjson"
+                if name.endswith(".jsonl")
+                else "text/yaml"
+                if name.endswith(".yaml")
+                else "text/plain"
+            )
+            item.user_properties.append(
+                (ATTACHMENT_KEY, {"name": name, "mime_type": mime, "text": scrub(text, secrets)})
+            )
+    return report
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

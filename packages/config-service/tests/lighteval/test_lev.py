@@ -11,13 +11,15 @@ Retry arithmetic pinned here (lighteval 0.13.0, litellm 1.106.2, openai 2.54.0):
 * so a model that always fails costs ``attempts x 3`` calls per sample — **9** here — and a
   ``fail-once`` model costs exactly **one** extra call in the whole run: the SDK's first
   retry succeeds inside lighteval's first attempt, and lighteval logs nothing.
+* a ``fail-3`` model outlasts the SDK: its first lighteval attempt spends all 3 calls on 500s,
+  lighteval logs "Error in API call ... retry 1/3", sleeps, and its second attempt succeeds —
+  the only case where recovery goes through lighteval's own ``api_max_retry`` loop.
 * lighteval then scores the empty answer 0 and exits 0; the runners read its
   "API call failed after N attempts" log line and raise ``RetryBudgetExhausted``.
 """
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -30,12 +32,10 @@ from evaljig_config import (
     ProviderSpec,
     RetryBudgetExhausted,
     load_provider_spec,
-    run_cli,
-    run_python,
 )
 from evaljig_gateway import Gateway
 
-from .conftest import FIXTURES, ROOT, Dataset, assert_no_secret
+from .conftest import FIXTURES, ROOT, Dataset, LevTrace, assert_no_secret
 
 pytestmark = pytest.mark.lighteval
 
@@ -45,13 +45,13 @@ EXPECTED_STDOUT = FIXTURES / "configs" / "expected-cli-stdout.txt"
 
 
 def test_lev_001_cli_happy_path(
-    provider: ProviderSpec, gateway: Gateway, mini_mmlu: Dataset, tmp_path: Path, lev: object
+    provider: ProviderSpec, gateway: Gateway, mini_mmlu: Dataset, tmp_path: Path, lev: object, trace: LevTrace
 ) -> None:
     committed = load_provider_spec(FIXTURES / "providers" / "fake-openai.json")
     assert LightEvalConfigService(committed).render_yaml() == EXPECTED_CONFIG.read_text(encoding="utf-8")
     gateway.set_answers(mini_mmlu.answer_key)
 
-    run = run_cli(provider, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "run")
+    run = trace.cli(provider, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "run")
 
     assert run.stdout_table == EXPECTED_STDOUT.read_text(encoding="utf-8")
     assert 0 < run.scores[mini_mmlu.task]["em"] < 1
@@ -64,12 +64,12 @@ def test_lev_001_cli_happy_path(
 
 
 def test_lev_002_cli_retry_path(
-    provider: ProviderSpec, gateway: Gateway, mini_mmlu: Dataset, tmp_path: Path, lev: object
+    provider: ProviderSpec, gateway: Gateway, mini_mmlu: Dataset, tmp_path: Path, lev: object, trace: LevTrace
 ) -> None:
     gateway.set_answers(mini_mmlu.answer_key)
     flaky = provider.with_model("openai/fail-once-gpt-stub")
 
-    run = run_cli(flaky, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "run")
+    run = trace.cli(flaky, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "run")
 
     statuses = [c.status for c in gateway.calls()]
     assert statuses == [500] + [200] * mini_mmlu.rows  # the one failure is retried by the SDK
@@ -79,7 +79,7 @@ def test_lev_002_cli_retry_path(
 
 
 def test_lev_003_python_api_failure(
-    provider: ProviderSpec, gateway: Gateway, mini_mmlu: Dataset, tmp_path: Path, lev: object
+    provider: ProviderSpec, gateway: Gateway, mini_mmlu: Dataset, tmp_path: Path, lev: object, trace: LevTrace
 ) -> None:
     broken = provider.with_model("openai/always-fail")
     attempts = broken.retry.attempts
@@ -87,7 +87,7 @@ def test_lev_003_python_api_failure(
 
     started = time.perf_counter()  # reported in the summary, never asserted
     with pytest.raises(RetryBudgetExhausted) as caught:
-        run_python(broken, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "py", max_samples=1)
+        trace.python(broken, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "py", max_samples=1)
 
     assert litellm.cache is cache_before  # the run's disk cache does not outlive it
     assert caught.value.attempts == attempts
@@ -100,12 +100,12 @@ def test_lev_003_python_api_failure(
 
     gateway.reset()
     started = time.perf_counter()
-    cli = subprocess.run(
+    cli = trace.subprocess(
         [str(Path(sys.executable).with_name("evaljig-config")), "lighteval", "run",
          str(FIXTURES / "providers" / "fake-openai.json"), mini_mmlu.task,
          "--custom-tasks", str(mini_mmlu.module), "--run-dir", str(tmp_path / "cli"),
          "--base-url", gateway.base_url, "--model", "openai/always-fail", "--max-samples", "1"],
-        capture_output=True, text=True, check=False, cwd=ROOT,
+        cwd=ROOT,
     )  # fmt: skip
     cli_seconds = time.perf_counter() - started
     assert cli.returncode == 1, cli.stderr
@@ -117,25 +117,22 @@ def test_lev_003_python_api_failure(
     )  # fmt: skip
 
 
-def test_lev_004_config_drift_guard(provider: ProviderSpec, lev: object) -> None:
+def test_lev_004_config_drift_guard(provider: ProviderSpec, lev: object, trace: LevTrace) -> None:
     committed = load_provider_spec(FIXTURES / "providers" / "fake-openai.json")
     assert LightEvalConfigService(committed).render_yaml() == EXPECTED_CONFIG.read_text(encoding="utf-8")
-    check = subprocess.run(
-        [str(Path(sys.executable).with_name("evaljig-fixtures")), "regen", "--check"],
-        capture_output=True, text=True, check=False, cwd=ROOT,
-    )  # fmt: skip
+    check = trace.subprocess([str(Path(sys.executable).with_name("evaljig-fixtures")), "regen", "--check"], cwd=ROOT)
     assert check.returncode == 0, check.stdout + check.stderr
     lev("LEV-004", regen_check="clean")  # type: ignore[operator]
 
 
 def test_lev_005_multilingual_contract(
-    provider: ProviderSpec, gateway: Gateway, polyglot: Dataset, tmp_path: Path, lev: object
+    provider: ProviderSpec, gateway: Gateway, polyglot: Dataset, tmp_path: Path, lev: object, trace: LevTrace
 ) -> None:
     gateway.set_answers(polyglot.answer_key)
-    cli = run_cli(provider, polyglot.task, custom_tasks=polyglot.module, run_dir=tmp_path / "cli")
+    cli = trace.cli(provider, polyglot.task, custom_tasks=polyglot.module, run_dir=tmp_path / "cli")
     cli_bodies = [c.raw_body for c in gateway.calls()]
     gateway.reset()
-    py = run_python(provider, polyglot.task, custom_tasks=polyglot.module, run_dir=tmp_path / "py")
+    py = trace.python(provider, polyglot.task, custom_tasks=polyglot.module, run_dir=tmp_path / "py")
     py_bodies = [c.raw_body for c in gateway.calls()]
 
     assert len(cli_bodies) == polyglot.rows
@@ -144,3 +141,41 @@ def test_lev_005_multilingual_contract(
     assert cli.stdout_table == py.stdout_table
     assert 0 < cli.scores[polyglot.task]["em"] < 1
     lev("LEV-005", requests=len(cli_bodies), em=cli.scores[polyglot.task]["em"])  # type: ignore[operator]
+
+
+FAILURES_BEYOND_SDK = SDK_CALLS_PER_ATTEMPT  # fail-3: every call of lighteval's first attempt answers 500
+
+
+@pytest.mark.parametrize("path", ["cli", "python"])
+def test_lev_006_lighteval_retry_loop(
+    path: str,
+    provider: ProviderSpec,
+    gateway: Gateway,
+    mini_mmlu: Dataset,
+    tmp_path: Path,
+    lev: object,
+    trace: LevTrace,
+) -> None:
+    gateway.set_answers(mini_mmlu.answer_key)
+    model = f"openai/fail-{FAILURES_BEYOND_SDK}-gpt-stub"
+    flaky = provider.with_model(model)
+    runner = trace.cli if path == "cli" else trace.python
+
+    run = runner(flaky, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / path)
+
+    calls = gateway.calls()
+    statuses = [c.status for c in calls]
+    assert statuses == [500] * FAILURES_BEYOND_SDK + [200] * mini_mmlu.rows  # one lighteval attempt = 3 calls
+    assert [c.attempt for c in calls] == list(range(1, FAILURES_BEYOND_SDK + mini_mmlu.rows + 1))
+    assert {c.model for c in calls} == {model.removeprefix("openai/")}
+    first_prompt = calls[0].raw_body
+    assert [c.raw_body for c in calls[:4]] == [first_prompt] * 4  # the same request, until it succeeds
+    assert len(run.messages) == 1  # lighteval's loop retried exactly once, and nothing ended empty
+    assert run.messages[0].endswith(f"retry 1/{flaky.retry.attempts}"), run.messages
+    assert "InternalServerError" in run.messages[0]
+    assert run.empty_requests == 0
+    assert run.stdout_table == EXPECTED_STDOUT.read_text(encoding="utf-8")  # the same table as LEV-001
+    assert_no_secret(run.run_dir)
+    lev(  # type: ignore[operator]
+        f"LEV-006-{path}", calls=len(statuses), failures=statuses.count(500), lighteval_retries=len(run.messages)
+    )

@@ -6,6 +6,7 @@ point; these are the names other packages and scripts may use.
 
 from __future__ import annotations
 
+from evaljig_report.attachments import ATTACHMENT_KEY
 from evaljig_report.compare import Change, diff, load_outcomes
 from evaljig_report.layout import Layout, run_id, session_name
 from evaljig_report.merge import MergeResult, collect, merge
@@ -13,6 +14,7 @@ from evaljig_report.recorder import PROPERTY_KEY, PYTEST_METRIC, Recorder, write
 from evaljig_report.schema import SCHEMA_VERSION, case_schema, schema_errors
 
 __all__ = [
+    "ATTACHMENT_KEY",
     "PROPERTY_KEY",
     "PYTEST_METRIC",
     "SCHEMA_VERSION",

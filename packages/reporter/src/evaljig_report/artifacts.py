@@ -11,7 +11,8 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -109,17 +110,26 @@ def write_artifacts(case_dir: Path, raw: object, names: NameRegistry) -> tuple[l
                 {**record, "status": "skipped", "reason": f"type {mime or '(none)'!r} is not an image or CSV"}
             )
             continue
-        try:
-            data = decode_payload(entry.get("base64"))
-        except OverflowError as exc:
-            records.append({**record, "status": "skipped", "reason": str(exc)})
-            continue
-        except ValueError as exc:
-            records.append({**record, "status": "error", "reason": str(exc)})
-            errors.append(f"artifact {name!r}: {exc}")
-            continue
-        file_name = names.claim(sanitize_name(name, mime))
-        case_dir.mkdir(parents=True, exist_ok=True)
-        atomic.write_bytes(case_dir / file_name, data)
-        records.append({**record, "status": "written", "file": file_name, "bytes": len(data)})
+        written, error = store(case_dir, names, record, partial(decode_payload, entry.get("base64")))
+        records.append(written)
+        errors += [f"artifact {name!r}: {error}"] if error else []
     return records, errors
+
+
+def store(
+    case_dir: Path, names: NameRegistry, record: dict[str, Any], load: Callable[[], bytes]
+) -> tuple[dict[str, Any], str | None]:
+    """Write what ``load`` returns under a safe, unique name; ``record`` with its outcome, and an error if any.
+
+    ``load`` raising ``OverflowError`` skips the artifact, ``ValueError`` makes it an error.
+    """
+    try:
+        data = load()
+    except OverflowError as exc:
+        return {**record, "status": "skipped", "reason": str(exc)}, None
+    except ValueError as exc:
+        return {**record, "status": "error", "reason": str(exc)}, str(exc)
+    file_name = names.claim(sanitize_name(record["name"], record["mime_type"]))
+    case_dir.mkdir(parents=True, exist_ok=True)
+    atomic.write_bytes(case_dir / file_name, data)
+    return {**record, "status": "written", "file": file_name, "bytes": len(data)}, None

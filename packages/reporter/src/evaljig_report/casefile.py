@@ -148,15 +148,16 @@ class CaseState:
         raw_artifacts = inference.get("artifacts")
         rest, parts = proposal.split_artifact_parts({k: v for k, v in inference.items() if k != "artifacts"})
         self.inference = proposal.with_core_fields(jsonable(rest))
-        self.artifacts, errors = write_artifacts(self.directory, raw_artifacts, self.names)
+        written, errors = write_artifacts(self.directory, raw_artifacts, self.names)
         if parts is not None:
             items, errors_of_parts = proposal.parts_to_items(parts)
-            written, errors_of_items = write_artifacts(self.directory, items, self.names)
-            self.artifacts += written
+            written_parts, errors_of_items = write_artifacts(self.directory, items, self.names)
+            written += written_parts
             errors += errors_of_parts + errors_of_items
             response = self.inference.get("function_response")
             if isinstance(response, dict):
-                response["artifacts"] = proposal.file_refs(written)
+                response["artifacts"] = proposal.file_refs(written_parts)
+        self.artifacts[:0] = written  # before anything a test attached earlier
         self.errors.extend(errors)
 
     def add_traceback(self, where: str, message: str, traceback: str) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from evaljig_report.attachments import ATTACHMENT_KEY
 from evaljig_report.crash import CONTROLLER_WORKER, CollectedCases, case_key, write_collected
 from evaljig_report.layout import (
     CASE_FILE,
@@ -203,6 +204,11 @@ class ReportPlugin:
         paths = [self.recorder.add_record(record, nodeid=nodeid, duration=duration) for record in records]
         if not records and self.all_tests:
             paths.append(self._record_plain([*phases, report], duration))
+        attachments = [value for key, value in report.user_properties if key == ATTACHMENT_KEY]
+        if attachments:  # to every case the test recorded, or to its plain case
+            keys = {record_case_key(r, nodeid) for r in records} if records else {split_nodeid(nodeid)}
+            for suite, case_id in sorted(keys):
+                self.recorder.attach(suite, case_id, attachments)
         if paths:
             self.case_reports[report.nodeid] = list(dict.fromkeys(paths))
 

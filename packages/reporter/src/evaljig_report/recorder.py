@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from evaljig_report import atomic, proposal
+from evaljig_report.attachments import write_attachments
 from evaljig_report.casefile import CaseState, coerce_metric, dumps, jsonable
 from evaljig_report.layout import COLLECTED_FILE, INDEX_FILE, Layout
 from evaljig_report.schema import SCHEMA_VERSION
@@ -126,6 +127,16 @@ class Recorder:
         if error not in state.errors:
             state.errors.append(error)
         return state.write(self.layout, validate=False)
+
+    def attach(self, suite: str, case_id: str, attachments: Sequence[object]) -> Path | None:
+        """Files a test attached (``ATTACHMENT_KEY``) join its case's artifacts; None if that case was not recorded."""
+        state = self._cases.get((suite, case_id))
+        if state is None:
+            return None
+        written, errors = write_attachments(state.directory, attachments, state.names)
+        state.artifacts.extend(written)
+        state.errors.extend(e for e in errors if e not in state.errors)
+        return state.write(self.layout, validate=self.validate)
 
     def write_index(self, *, always: bool = False) -> Path | None:
         """The worker index (every case this worker wrote); nothing when it recorded nothing, unless ``always``.

@@ -1,0 +1,138 @@
+"""A failing LEV case leaves what is needed to debug it from CI artifacts, with the api key scrubbed.
+
+The inner session uses the real LEV conftest, gateway, runners and reporter plugin; only the
+``lighteval`` executable is a stand-in (a boundary we do not own, and not installed here): it
+calls the gateway once, prints a results table and, like a careless tool, echoes the api key.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evaljig_report import schema_errors
+
+from .conftest import FAKE_KEY, FIXTURES
+
+pytest_plugins = ["pytester"]
+
+HERE = Path(__file__).resolve().parent
+
+FAKE_LIGHTEVAL = """#!{python}
+import json, os, sys, urllib.request, yaml
+config = yaml.safe_load(open(sys.argv[3]))["model_parameters"]
+key = os.environ["OPENAI_API_KEY"]
+body = {{"model": config["model_name"].removeprefix("openai/"), "messages": [{{"role": "user", "content": "Q?"}}]}}
+request = urllib.request.Request(config["base_url"] + "/chat/completions", json.dumps(body).encode(),
+                                 {{"Content-Type": "application/json", "Authorization": "Bearer " + key}})
+urllib.request.urlopen(request).read()
+print("banner: using key", key)
+print("|Task|Metric|Value|")
+print("|----|------|----:|")
+print("|mini|em    |0.5  |")
+print("lighteval log: Error in API call with key", key, file=sys.stderr)
+"""
+
+INNER_TESTS = """
+import os, sys
+from pathlib import Path
+from evaljig_config import load_provider_spec
+
+SPEC = Path({spec!r})
+
+
+def run(gateway, trace, tmp_path):
+    spec = load_provider_spec(SPEC).with_base_url(gateway.base_url)
+    tasks = tmp_path / "tasks.py"
+    tasks.write_text("# custom tasks")
+    return trace.cli(spec, "mini|0", custom_tasks=tasks, run_dir=tmp_path / "run")
+
+
+def test_lev_broken(gateway, trace, tmp_path):
+    result = run(gateway, trace, tmp_path)
+    echo = "import os; print('key=' + os.environ['EVALJIG_FAKE_API_KEY'])"
+    trace.subprocess([sys.executable, "-c", echo], cwd=tmp_path)
+    print("the test printed", os.environ["EVALJIG_FAKE_API_KEY"])
+    assert result.stdout_table == "| the golden table |\\n"
+
+
+def test_lev_fine(gateway, trace, tmp_path):
+    assert run(gateway, trace, tmp_path).stdout_table.startswith("|Task|")
+"""
+
+
+@pytest.fixture
+def lev_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    if Path(sys.executable).with_name("lighteval").exists():
+        pytest.skip("the real lighteval is installed next to this interpreter and would be run instead")
+    bin_dir = pytester.path / "bin"
+    bin_dir.mkdir()
+    script = bin_dir / "lighteval"
+    script.write_text(FAKE_LIGHTEVAL.format(python=sys.executable), encoding="utf-8")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    for name, value in {"EVALJIG_ALL_TESTS": "1", "EVALJIG_RUN": "r1", "EVALJIG_SESSION": "lighteval"}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("EVALJIG_REPORT_DIR", str(pytester.path / "reports"))
+    monkeypatch.delenv("EVALJIG_REPORT", raising=False)
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)  # the inner run is not one of our workers
+    (pytester.path / "conftest.py").write_text((HERE / "conftest.py").read_text(encoding="utf-8"), encoding="utf-8")
+    spec = str(FIXTURES / "providers" / "fake-openai.json")
+    pytester.makepyfile(test_inner=INNER_TESTS.format(spec=spec))
+    return pytester
+
+
+def case_doc(reports: Path, case_id: str) -> tuple[dict[str, Any], Path]:
+    found = [(json.loads(p.read_text()), p.parent) for p in reports.rglob("case.json")]
+    (match,) = [(doc, folder) for doc, folder in found if doc["source"]["case_id"] == case_id]
+    return match
+
+
+@pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["solo", "xdist"])
+def test_a_failed_lev_case_carries_config_argv_tails_and_journal_without_the_key(
+    lev_project: pytest.Pytester, xdist: list[str]
+) -> None:
+    result = lev_project.runpytest_subprocess("-p", "no:cacheprovider", *xdist)
+    result.assert_outcomes(passed=1, failed=1)
+
+    doc, folder = case_doc(lev_project.path / "reports", "test_lev_broken")
+    assert schema_errors(doc) == []
+    assert doc["status"] == "fail"
+    written = {a["name"]: folder / a["file"] for a in doc["artifacts"] if a["status"] == "written"}
+    assert sorted(written) == [
+        "argv.txt",
+        "gateway-journal.jsonl",
+        "pytest-captured-tail.txt",
+        "run1-cli-config.yaml",
+        "run1-cli-stderr-tail.txt",
+        "run1-cli-stdout-tail.txt",
+        "run2-subprocess-stderr-tail.txt",
+        "run2-subprocess-stdout-tail.txt",
+    ]
+    assert len(doc["artifacts"]) == len(written)
+    text = {name: path.read_text(encoding="utf-8") for name, path in written.items()}
+    assert "model_name: openai/gpt-stub" in text["run1-cli-config.yaml"]
+    assert "api_max_retry: 3" in text["run1-cli-config.yaml"]
+    assert text["argv.txt"].startswith("#1 cli: lighteval endpoint litellm ")
+    assert "--custom-tasks" in text["argv.txt"]
+    assert "#2 subprocess: " in text["argv.txt"]
+    assert "|mini|em    |0.5  |" in text["run1-cli-stdout-tail.txt"]
+    assert "lighteval log: Error in API call" in text["run1-cli-stderr-tail.txt"]
+    assert text["run2-subprocess-stdout-tail.txt"] == "key=***\n"  # scrubbed by the hook, not by the runner
+    assert "the test printed ***" in text["pytest-captured-tail.txt"]
+    (call,) = [json.loads(line) for line in text["gateway-journal.jsonl"].splitlines()]
+    assert (call["model"], call["status"], call["path"]) == ("gpt-stub", 200, "/v1/chat/completions")
+    leaked = [
+        p for p in (lev_project.path / "reports").rglob("*") if p.is_file() and FAKE_KEY.encode() in p.read_bytes()
+    ]
+    assert leaked == []
+
+    fine, _ = case_doc(lev_project.path / "reports", "test_lev_fine")
+    assert (fine["status"], fine["artifacts"]) == ("pass", [])  # a passing case carries nothing extra
