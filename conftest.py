@@ -19,6 +19,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(GoldenOrphans(ROOT), "evaljig-golden-orphans")
 
+
 #: testkit.isolation closes event loops tests leave behind and wraps ``pytester`` (so pytester must load first)
 pytest_plugins = ("pytester", "testkit.isolation")
 
