@@ -1,4 +1,4 @@
-"""Workspace-wide pytest wiring: the shared ``golden`` snapshot fixture, the orphaned-golden check, order independence."""
+"""Workspace-wide pytest wiring: the ``golden`` snapshot fixture, the orphaned-golden check, order independence."""
 
 from __future__ import annotations
 
