@@ -6,7 +6,9 @@ Loaded by the root ``conftest.py``; an inner pytester session can load it with `
 from __future__ import annotations
 
 import asyncio
+import inspect
 import os
+import sys
 import warnings
 from collections.abc import Iterator
 
@@ -50,3 +52,21 @@ def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
         monkeypatch.delenv(name)
     monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:randomly")
     return pytester
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Close the HTTP clients litellm keeps in its process-wide cache, before the interpreter exits.
+
+    litellm caches one OpenAI client per base URL and key and never closes it, so every session that
+    called litellm ended with an unclosed-socket ``ResourceWarning`` at exit.
+    """
+    litellm = sys.modules.get("litellm")
+    cache = getattr(litellm, "in_memory_llm_clients_cache", None)
+    clients = getattr(cache, "cache_dict", None)
+    if not isinstance(clients, dict):
+        return
+    for client in list(clients.values()):
+        close = getattr(client, "close", None)
+        if callable(close) and not inspect.iscoroutinefunction(close):
+            close()
+    cache.flush_cache()  # type: ignore[union-attr]
