@@ -34,7 +34,8 @@ def duration(seconds: float) -> str:
 
 
 def summary(report: dict[str, Any], nox_dir: Path, title: str) -> list[str]:
-    sessions = report.get("sessions", [])
+    # a parametrized session is named "tests" and signed "tests-3.11"
+    sessions = [{**s, "name": (s.get("signatures") or [s["name"]])[0]} for s in report.get("sessions", [])]
     if not sessions:
         return [f"==> {title}: no session ran"]
     width = max(len(s["name"]) for s in sessions)

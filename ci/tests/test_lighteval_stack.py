@@ -122,8 +122,8 @@ INTERRUPTED_BUILD = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
-def test_an_interrupted_build_is_rebuilt_from_scratch(tmp_path: Path, sig: signal.Signals) -> None:
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGKILL"])
+def test_an_interrupted_build_is_rebuilt_from_scratch(tmp_path: Path, signame: str) -> None:
     target = tmp_path / "stack"
     child = subprocess.Popen(
         [sys.executable, "-c", INTERRUPTED_BUILD, str(target)],
@@ -132,7 +132,7 @@ def test_an_interrupted_build_is_rebuilt_from_scratch(tmp_path: Path, sig: signa
     )  # fmt: skip
     assert child.stdout is not None
     assert child.stdout.readline() == "building\n"
-    child.send_signal(sig)
+    child.send_signal(getattr(signal, signame))
     child.communicate(timeout=30)
     assert child.returncode != 0
     assert not stack.is_current(target, ".stamp")

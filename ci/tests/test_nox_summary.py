@@ -23,9 +23,15 @@ def test_matrix_summary_names_every_python_it_ran(tmp_path: Path) -> None:
     report = {
         "result": 0,
         "sessions": [
-            {"name": "tests-3.11", "result": "success", "reason": None, "duration": 83.4},
-            {"name": "tests-3.12", "result": "success", "reason": None, "duration": 61.0},
-            {"name": "tests-3.13", "result": "failed", "reason": "Python interpreter 3.13 not found", "duration": 0.2},
+            {"name": "tests", "signatures": ["tests-3.11"], "result": "success", "reason": None, "duration": 83.4},
+            {"name": "tests", "signatures": ["tests-3.12"], "result": "success", "reason": None, "duration": 61.0},
+            {
+                "name": "tests",
+                "signatures": ["tests-3.13"],
+                "result": "failed",
+                "reason": "Python interpreter 3.13 not found",
+                "duration": 0.2,
+            },
         ],
     }
     lines = nox_summary.summary(report, tmp_path, "make matrix")
