@@ -167,6 +167,9 @@ LIGHTEVAL_PACKAGES = [
     "packages/reporter",
 ]
 LIGHTEVAL_TEST_DEPS = ["pytest", "pytest-xdist", "pytest-socket", "syrupy", "pyyaml", "vcrpy"]
+#: Bytecode at install time, as pip does: with PYTHONDONTWRITEBYTECODE set (as on these machines)
+#: every lighteval process would otherwise recompile torch, transformers and lighteval on import.
+STACK_INSTALL_FLAGS = ["--compile-bytecode"]
 
 
 @nox.session(python=PYTHON)
@@ -219,7 +222,7 @@ def lighteval_stack(session: nox.Session) -> Path:
         ROOT / "uv.lock",
         *(ROOT / p / "pyproject.toml" for p in LIGHTEVAL_PACKAGES),
     ]
-    digest = stack.digest(inputs, [str(interpreter).strip(), *sources])
+    digest = stack.digest(inputs, [str(interpreter).strip(), *sources, *STACK_INSTALL_FLAGS])
     stamp, where = f".evaljig-stack-{digest}", LIGHTEVAL_VENV.relative_to(ROOT)
     if stack.is_current(LIGHTEVAL_VENV, stamp):
         session.log(f"lighteval stack is current ({where}, Python {str(interpreter).split()[0]}, inputs {digest})")
@@ -237,7 +240,7 @@ def lighteval_stack(session: nox.Session) -> Path:
     def build(venv: Path) -> None:
         session.run("uv", "venv", "--quiet", "--relocatable", "--python", python, str(venv), external=True)
         session.run(
-            "uv", "pip", "install", "--python", str(venv / "bin" / "python"), *sources,
+            "uv", "pip", "install", "--python", str(venv / "bin" / "python"), *sources, *STACK_INSTALL_FLAGS,
             "-r", str(LIGHTEVAL_REQUIREMENTS), "-c", str(LIGHTEVAL_CONSTRAINTS), "-c", str(compatible),
             *LIGHTEVAL_TEST_DEPS,
             *(arg for package in LIGHTEVAL_PACKAGES for arg in ("-e", package)),  # warm runs see source edits
