@@ -6,21 +6,35 @@ own venv. pytest's exit code 5 (nothing collected) never fails a session.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import shutil
+import sys
+import tomllib
 from pathlib import Path
 
 import nox
+from packaging.specifiers import SpecifierSet
+
+sys.path.insert(0, str(Path(__file__).parent))
+from ci import lighteval_stack as stack  # the noxfile's folder is not on sys.path by itself
 
 nox.needs_version = ">=2025.5.1"
 nox.options.default_venv_backend = "uv"
 nox.options.reuse_venv = "yes"
 nox.options.error_on_missing_interpreters = True
-nox.options.sessions = ["lint", "typecheck", "tests", "package", "lighteval", "report"]
 
 ROOT = Path(__file__).parent
-PYTHON = "3.11"
+
+
+def supported_pythons() -> list[str]:
+    """Every ``3.X`` the root ``requires-python`` admits: the tests session's matrix."""
+    spec = SpecifierSet(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"])
+    return [f"3.{minor}" for minor in range(8, 30) if spec.contains(f"3.{minor}.0")]
+
+
+PYTHONS = supported_pythons()
+#: The default session Python (``make ci``, the lighteval stack); the oldest supported.
+PYTHON = PYTHONS[0]
+nox.options.sessions = ["lint", "typecheck", f"tests-{PYTHON}", "package", "lighteval", "report"]
 PACKAGES = sorted(p.name for p in (ROOT / "packages").iterdir() if (p / "pyproject.toml").exists())
 #: Tests may talk to servers on this machine only.
 LOOPBACK_ONLY = "--allow-hosts=127.0.0.1,::1,localhost"
@@ -67,9 +81,13 @@ def workers() -> str:
     return os.environ.get("EVALJIG_WORKERS", "auto")
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=PYTHONS)
 def tests(session: nox.Session) -> None:
-    """Unit, snapshot and cassette-replay tests of every package (xdist, network blocked)."""
+    """Unit, snapshot and cassette-replay tests of every package (xdist, network blocked).
+
+    One session per supported Python (``tests-3.11`` ...); ``make ci`` runs the default one,
+    ``make matrix`` all of them.
+    """
     sync(session, "dev")
     session.run(
         "pytest", "-n", workers(), LOOPBACK_ONLY, "-m", "not lighteval", *session.posargs,
@@ -89,10 +107,11 @@ def snapshots(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """ruff check and ruff format --check."""
+    """ruff check, ruff format --check, and actionlint over .github/workflows/."""
     sync(session, "lint")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+    session.run("actionlint", *sorted(map(str, ROOT.glob(".github/workflows/*.y*ml"))))
 
 
 @nox.session(python=PYTHON)
@@ -156,24 +175,30 @@ LIGHTEVAL_PACKAGES = [
     "packages/reporter",
 ]
 LIGHTEVAL_TEST_DEPS = ["pytest", "pytest-xdist", "pytest-socket", "syrupy", "pyyaml", "vcrpy"]
+#: Bytecode at install time, as pip does: with PYTHONDONTWRITEBYTECODE set (as on these machines)
+#: every lighteval process would otherwise recompile torch, transformers and lighteval on import.
+STACK_INSTALL_FLAGS = ["--compile-bytecode"]
 
 
-@nox.session(venv_backend="none")
+@nox.session(python=PYTHON)
 def lighteval(session: nox.Session) -> None:
-    """The LEV contract matrix against the real lighteval (pinned, pip-installed in its own venv)."""
+    """The LEV contract matrix against the real lighteval (pinned, uv-installed in its own venv)."""
     bin_dir = lighteval_stack(session)
     session.run(
         str(bin_dir / "pytest"), "packages/config-service/tests/lighteval", "-m", "lighteval", "-n", workers(),
-        "-p", "no:cacheprovider", LOOPBACK_ONLY, *session.posargs,
+        "--dist", "worksteal", "-p", "no:cacheprovider", LOOPBACK_ONLY, *session.posargs,
         env=stack_env(bin_dir, {**report_env(session), "EVALJIG_REQUIRE_LIGHTEVAL": "1"}), success_codes=PYTEST_OK,
+        external=True,
     )  # fmt: skip
 
 
-@nox.session(venv_backend="none")
+@nox.session(python=PYTHON)
 def regen(session: nox.Session) -> None:
     """Rebuild fixtures/ byte-for-byte with the real lighteval; ``-- --check`` fails on any drift."""
     bin_dir = lighteval_stack(session)
-    session.run(str(bin_dir / "evaljig-fixtures"), "regen", *session.posargs, env=stack_env(bin_dir, OFFLINE_ENV))
+    session.run(
+        str(bin_dir / "evaljig-fixtures"), "regen", *session.posargs, env=stack_env(bin_dir, OFFLINE_ENV), external=True
+    )
 
 
 def stack_env(bin_dir: Path, env: dict[str, str]) -> dict[str, str]:
@@ -188,56 +213,55 @@ def stack_env(bin_dir: Path, env: dict[str, str]) -> dict[str, str]:
 def lighteval_stack(session: nox.Session) -> Path:
     """One venv for the lighteval stack, shared by ``lighteval`` and ``regen``; returns its ``bin/``.
 
-    pip (not uv) installs it, so the machine's index and find-links settings pick a CPU torch
-    where one is offered; lighteval and torch never enter uv.lock. A stamp holding a digest of
-    every input makes warm runs instant; any change rebuilds the venv from scratch.
+    Built on the interpreter nox resolved for this session (the same as every other session's),
+    with uv and this machine's pip sources passed explicitly (see ci/lighteval_stack.py), so a
+    CPU torch is picked where one is offered; lighteval and torch never enter uv.lock. The
+    stamp is a digest of every input, the interpreter and the sources: any change rebuilds
+    from scratch, in a temporary folder renamed into place only when complete.
     """
+    python = str(Path(session.virtualenv.location) / "bin" / "python")
+    interpreter = session.run(
+        python, "-c", "import sys; print(sys.version.split()[0], sys._base_executable)", silent=True, external=True
+    )  # fmt: skip
+    sources = stack.uv_source_args(stack.pip_settings(stack.pip_config_text(), os.environ), os.environ)
     inputs = [
         LIGHTEVAL_REQUIREMENTS,
         LIGHTEVAL_CONSTRAINTS,
         ROOT / "uv.lock",
         *(ROOT / p / "pyproject.toml" for p in LIGHTEVAL_PACKAGES),
     ]
-    digest = hashlib.sha256(b"".join(p.read_bytes() for p in inputs)).hexdigest()[:16]
-    bin_dir, stamp = LIGHTEVAL_VENV / "bin", LIGHTEVAL_VENV / f".evaljig-stack-{digest}"
-    if stamp.exists():
-        session.log(f"lighteval stack is current ({LIGHTEVAL_VENV.relative_to(ROOT)}, inputs {digest})")
-        return bin_dir
-    session.log(f"installing the lighteval stack into {LIGHTEVAL_VENV.relative_to(ROOT)} (a few minutes when cold)")
-    shutil.rmtree(LIGHTEVAL_VENV, ignore_errors=True)
-    session.run(f"python{PYTHON}", "-m", "venv", str(LIGHTEVAL_VENV), external=True)
-    pip = [str(bin_dir / "python"), "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar=off"]
-    session.run(*pip, "-r", str(LIGHTEVAL_REQUIREMENTS), external=True)
+    digest = stack.digest(inputs, [str(interpreter).strip(), *sources, *STACK_INSTALL_FLAGS])
+    stamp, where = f".evaljig-stack-{digest}", LIGHTEVAL_VENV.relative_to(ROOT)
+    if stack.is_current(LIGHTEVAL_VENV, stamp):
+        session.log(f"lighteval stack is current ({where}, Python {str(interpreter).split()[0]}, inputs {digest})")
+        return LIGHTEVAL_VENV / "bin"
+    session.log(f"building the lighteval stack into {where} with uv (Python {str(interpreter).strip()})")
+    session.log(f"package sources: {stack.describe(sources)}")
     constraints = Path(session.create_tmp()) / "constraints.txt"
     session.run(
         "uv", "export", "--locked", "--all-packages", "--group=dev", "--no-emit-workspace", "--no-hashes",
         "--quiet", "--output-file", str(constraints), external=True,
     )  # fmt: skip
-    editable = [arg for package in LIGHTEVAL_PACKAGES for arg in ("-e", package)]  # warm runs see source edits
-    session.run(*pip, "-c", str(_compatible(constraints)), *LIGHTEVAL_TEST_DEPS, *editable, external=True)
-    session.run(
-        str(bin_dir / "python"), "-c",
-        # lighteval downloads tinyBenchmarks.pkl when its task registry loads; an empty file stops that
-        "import importlib.util, pathlib; spec = importlib.util.find_spec('lighteval');"
-        " pkl = pathlib.Path(spec.origin).parent / 'tasks' / 'tasks' / 'tinyBenchmarks.pkl';"
-        " pkl.touch(); print('created', pkl.name)",
-        external=True,
-    )  # fmt: skip
-    stamp.touch()
-    return bin_dir
+    compatible = constraints.with_name("constraints-compatible.txt")
+    compatible.write_text(stack.compatible_constraints(constraints.read_text(), LIGHTEVAL_CONSTRAINTS.read_text()))
 
+    def build(venv: Path) -> None:
+        session.run("uv", "venv", "--quiet", "--relocatable", "--python", python, str(venv), external=True)
+        session.run(
+            "uv", "pip", "install", "--python", str(venv / "bin" / "python"), *sources, *STACK_INSTALL_FLAGS,
+            "-r", str(LIGHTEVAL_REQUIREMENTS), "-c", str(LIGHTEVAL_CONSTRAINTS), "-c", str(compatible),
+            *LIGHTEVAL_TEST_DEPS,
+            *(arg for package in LIGHTEVAL_PACKAGES for arg in ("-e", package)),  # warm runs see source edits
+            external=True, env={"UV_PYTHON_DOWNLOADS": "never"},
+        )  # fmt: skip
+        session.run(
+            str(venv / "bin" / "python"), "-c",
+            # lighteval downloads tinyBenchmarks.pkl when its task registry loads; an empty file stops that
+            "import importlib.util, pathlib; spec = importlib.util.find_spec('lighteval');"
+            " pkl = pathlib.Path(spec.origin).parent / 'tasks' / 'tasks' / 'tinyBenchmarks.pkl';"
+            " pkl.touch(); print('created', pkl.name)",
+            external=True,
+        )  # fmt: skip
 
-def _compatible(constraints: Path) -> Path:
-    """uv.lock constraints minus the packages the lighteval stack pins itself."""
-    pinned = {
-        line.split("==")[0].strip().lower().replace("_", "-")
-        for line in LIGHTEVAL_CONSTRAINTS.read_text().splitlines()
-        if "==" in line and not line.startswith("#")
-    }
-    keep = [
-        line for line in constraints.read_text().splitlines()
-        if line and not line.startswith(("#", " ")) and line.split("==")[0].strip().lower() not in pinned
-    ]  # fmt: skip
-    out = constraints.with_name("constraints-compatible.txt")
-    out.write_text("\n".join(keep) + "\n")
-    return out
+    stack.build_atomically(LIGHTEVAL_VENV, stamp, build)
+    return LIGHTEVAL_VENV / "bin"

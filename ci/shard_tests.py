@@ -13,7 +13,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def shard(index: int, total: int) -> list[str]:
-    files = sorted(p.relative_to(ROOT).as_posix() for p in ROOT.glob("packages/*/tests/**/test_*.py"))
+    found = [*ROOT.glob("packages/*/tests/**/test_*.py"), *ROOT.glob("ci/tests/test_*.py")]
+    files = sorted(p.relative_to(ROOT).as_posix() for p in found)
     return [f for n, f in enumerate(files) if n % total == index - 1]
 
 

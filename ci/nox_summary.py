@@ -1,0 +1,77 @@
+"""Print a short summary of a nox run from its ``--report`` JSON: ``python ci/nox_summary.py REPORT [TITLE]``.
+
+One line per session (result, time, the exact Python of its venv, the reason when it failed),
+then one line naming the Pythons the tests ran on, so ``make matrix`` says what it covered.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def venv_python(name: str, nox_dir: Path) -> str:
+    """The ``version_info`` of the session's venv (``tests-3.11`` -> ``.nox/tests-3-11``), or ``-``."""
+    cfg = nox_dir / re.sub(r"[^\w\-]+", "-", name).strip("-") / "pyvenv.cfg"
+    try:
+        text = cfg.read_text(encoding="utf-8")
+    except OSError:
+        return "-"
+    found = re.search(r"^version_info\s*=\s*(\S+)", text, re.MULTILINE) or re.search(
+        r"^version\s*=\s*(\S+)", text, re.MULTILINE
+    )
+    return found.group(1) if found else "-"
+
+
+def duration(seconds: float) -> str:
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes}m{rest:02d}s" if minutes else f"{rest}s"
+
+
+def summary(report: dict[str, Any], nox_dir: Path, title: str) -> list[str]:
+    # a parametrized session is named "tests" and signed "tests-3.11"
+    sessions = [{**s, "name": (s.get("signatures") or [s["name"]])[0]} for s in report.get("sessions", [])]
+    if not sessions:
+        return [f"==> {title}: no session ran"]
+    width = max(len(s["name"]) for s in sessions)
+    lines = [f"==> {title}"]
+    tested: list[str] = []
+    for s in sessions:
+        python = venv_python(s["name"], nox_dir)
+        reason = f"  ({s['reason']})" if s.get("reason") and s["result"] != "success" else ""
+        lines.append(
+            f"  {s['name']:<{width}}  {s['result']:<7}  {duration(float(s.get('duration') or 0)):>6}"
+            f"  Python {python}{reason}"
+        )
+        if s["name"].startswith("tests-") and s["result"] == "success":
+            tested.append(f"{s['name'].removeprefix('tests-')} ({python})")
+    ok = sum(s["result"] == "success" for s in sessions)
+    lines.append(f"  {ok} of {len(sessions)} sessions succeeded")
+    if any(s["name"].startswith("tests-") for s in sessions):
+        lines.append(f"  tests ran on Python {', '.join(tested) if tested else 'none'}")
+    return lines
+
+
+def main(argv: list[str]) -> int:
+    if not 1 <= len(argv) <= 2:
+        print("usage: nox_summary.py REPORT.json [TITLE]", file=sys.stderr)
+        return 2
+    path = Path(argv[0])
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        print(
+            f"nox_summary: {path}: no usable nox report ({exc.__class__.__name__}): nox stopped early", file=sys.stderr
+        )
+        return 1
+    print("\n".join(summary(report, ROOT / ".nox", argv[1] if len(argv) == 2 else "nox sessions")))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
