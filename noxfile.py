@@ -6,10 +6,13 @@ own venv. pytest's exit code 5 (nothing collected) never fails a session.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import os
 import sys
 import tomllib
 from pathlib import Path
+from types import ModuleType
 
 import nox
 from packaging.specifiers import SpecifierSet
@@ -42,32 +45,38 @@ PYTEST_OK = [0, 5]
 OFFLINE_ENV = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
 
 
-def _run_id() -> str:
-    """The run id from the plugin's own helper (``evaljig_report/runid.py``, stdlib only, loaded by path).
+REPORTS = ROOT / "reports"
+
+
+@functools.cache
+def _runid() -> ModuleType:
+    """The plugin's own run-id helper (``evaljig_report/runid.py``, stdlib only), loaded by path.
 
     nox's venv does not have the workspace installed; one helper keeps the sanitising and the
     same-second suffix (a timestamp run folder is claimed exclusively) identical in both places.
     """
-    import importlib.util
-
-    path = Path(__file__).parent / "packages" / "reporter" / "src" / "evaljig_report" / "runid.py"
+    path = ROOT / "packages" / "reporter" / "src" / "evaljig_report" / "runid.py"
     spec = importlib.util.spec_from_file_location("_evaljig_runid", path)
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    run: str = module.claim_run(Path(__file__).parent / "reports")
-    return run
+    return module
 
 
-#: Every session of one nox invocation reports into reports/<RUN>/<session>/.
-RUN = _run_id()
-REPORTS = ROOT / "reports"
+@functools.cache
+def run() -> str:
+    """This nox invocation's run: every session reports into reports/<run>/<session>/.
+
+    Claimed on first use, so ``nox -l`` or a lone ``nox -s report`` leave no empty run folder.
+    """
+    claimed: str = _runid().claim_run(REPORTS)
+    return claimed
 
 
 def report_env(session: nox.Session) -> dict[str, str]:
     """Per-case reports for every test of the session (see the README's reporter section)."""
-    return {**OFFLINE_ENV, "EVALJIG_RUN": RUN, "EVALJIG_SESSION": session.name, "EVALJIG_ALL_TESTS": "1"}
+    return {**OFFLINE_ENV, "EVALJIG_RUN": run(), "EVALJIG_SESSION": session.name, "EVALJIG_ALL_TESTS": "1"}
 
 
 def sync(session: nox.Session, *groups: str) -> None:
@@ -160,8 +169,9 @@ def package(session: nox.Session) -> None:
 def report(session: nox.Session) -> None:
     """Merge every session's and worker's reports of this run into reports/<run>/merged/."""
     sync(session)
-    run_dir = REPORTS / RUN
-    where = [str(run_dir)] if run_dir.is_dir() else ["--latest", str(REPORTS)]
+    ours = run.cache_info().currsize > 0 or _runid().explicit_run_id() is not None  # sessions of this run wrote
+    run_dir = REPORTS / run() if ours else None
+    where = [str(run_dir)] if run_dir is not None and run_dir.is_dir() else ["--latest", str(REPORTS)]
     session.run("evaljig-report", "merge", *where)
 
 
