@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import shutil
 import sys
 import tomllib
 from pathlib import Path
@@ -35,6 +36,17 @@ def supported_pythons() -> list[str]:
 
 
 PYTHONS = supported_pythons()
+
+
+def _drop_stale_session_dirs() -> None:
+    """``lighteval`` and ``regen`` used to run without a venv; nox would "reuse" that folder and find no python."""
+    for name in ("lighteval", "regen"):
+        folder = ROOT / ".nox" / name
+        if folder.is_dir() and not (folder / "bin" / "python").exists():
+            shutil.rmtree(folder)
+
+
+_drop_stale_session_dirs()
 #: The default session Python (``make ci``, the lighteval stack); the oldest supported.
 PYTHON = PYTHONS[0]
 nox.options.sessions = ["lint", "typecheck", f"tests-{PYTHON}", "package", "lighteval", "report"]

@@ -1,7 +1,7 @@
 """Print a short summary of a nox run from its ``--report`` JSON: ``python ci/nox_summary.py REPORT [TITLE]``.
 
 One line per session (result, time, the exact Python of its venv, the reason when it failed),
-then one line naming the Pythons the tests ran on, so ``make matrix`` says what it covered.
+then one line naming the Pythons the tests passed and failed on, so ``make matrix`` says what it covered.
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ def summary(report: dict[str, Any], nox_dir: Path, title: str) -> list[str]:
         return [f"==> {title}: no session ran"]
     width = max(len(s["name"]) for s in sessions)
     lines = [f"==> {title}"]
-    tested: list[str] = []
+    passed: list[str] = []
+    failed: list[str] = []
     for s in sessions:
         python = venv_python(s["name"], nox_dir)
         reason = f"  ({s['reason']})" if s.get("reason") and s["result"] != "success" else ""
@@ -48,12 +49,16 @@ def summary(report: dict[str, Any], nox_dir: Path, title: str) -> list[str]:
             f"  {s['name']:<{width}}  {s['result']:<7}  {duration(float(s.get('duration') or 0)):>6}"
             f"  Python {python}{reason}"
         )
-        if s["name"].startswith("tests-") and s["result"] == "success":
-            tested.append(f"{s['name'].removeprefix('tests-')} ({python})")
+        if s["name"].startswith("tests-"):
+            version = s["name"].removeprefix("tests-")
+            (passed if s["result"] == "success" else failed).append(
+                f"{version} ({python})" if python != "-" else version
+            )
     ok = sum(s["result"] == "success" for s in sessions)
     lines.append(f"  {ok} of {len(sessions)} sessions succeeded")
     if any(s["name"].startswith("tests-") for s in sessions):
-        lines.append(f"  tests ran on Python {', '.join(tested) if tested else 'none'}")
+        line = f"  tests passed on Python {', '.join(passed) if passed else 'none'}"
+        lines.append(line + (f"; failed on {', '.join(failed)}" if failed else ""))
     return lines
 
 

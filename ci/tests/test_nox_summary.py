@@ -41,7 +41,7 @@ def test_matrix_summary_names_every_python_it_ran(tmp_path: Path) -> None:
         "  tests-3.12  success   1m01s  Python 3.12.1",
         "  tests-3.13  failed       0s  Python -  (Python interpreter 3.13 not found)",
         "  2 of 3 sessions succeeded",
-        "  tests ran on Python 3.11 (3.11.7), 3.12 (3.12.1)",
+        "  tests passed on Python 3.11 (3.11.7), 3.12 (3.12.1); failed on 3.13",
     ]
 
 
