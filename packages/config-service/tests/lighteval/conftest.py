@@ -8,11 +8,13 @@ run, the test's captured output and the gateway journal — with the api key scr
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import shlex
 import subprocess
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -145,6 +147,14 @@ class LevTrace:
         ]
         self.invocations.append(Invocation("python", argv, run_dir, spec))
         return run_python(spec, tasks, custom_tasks=custom_tasks, run_dir=run_dir, **kw)
+
+    def in_process(self, label: str, main: Callable[[list[str]], int], argv: list[str]) -> tuple[int, str, str]:
+        """Run a CLI's ``main(argv)`` in this process (lighteval is imported once per worker, not per run)."""
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(argv)
+        self.invocations.append(Invocation(label, argv, stdout=out.getvalue(), stderr=err.getvalue()))
+        return code, out.getvalue(), err.getvalue()
 
     def subprocess(self, argv: list[str], *, cwd: Path) -> subprocess.CompletedProcess[str]:
         done = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=cwd)
