@@ -60,7 +60,7 @@ def test_digest_changes_with_any_file_or_fact(tmp_path: Path) -> None:
     a.write_text("one")
     first = stack.digest([a], ["3.11.2 /usr/bin/python3.11"])
     assert first == stack.digest([a], ["3.11.2 /usr/bin/python3.11"])
-    assert first != stack.digest([a], ["3.11.7 /root/.pyenv/versions/3.11.7/bin/python3.11"])
+    assert first != stack.digest([a], ["3.11.7 /opt/python/3.11.7/bin/python3.11"])
     a.write_text("two")
     assert first != stack.digest([a], ["3.11.2 /usr/bin/python3.11"])
 
