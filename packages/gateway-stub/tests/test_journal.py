@@ -106,7 +106,7 @@ def test_big_bad_bodies_are_journaled_truncated_with_their_size(gateway: Gateway
     ] * 3
 
 
-def test_dropped_calls_are_reported_over_http(tmp_path: Path) -> None:
+def test_dropped_calls_are_reported_over_http() -> None:
     with Gateway(journal_max_bytes=64 * 1024, journal_body_bytes=8 * 1024) as gw, httpx.Client(base_url=gw.url) as http:
         for _ in range(40):
             http.post("/v1/chat/completions", content=b"[" * 20_000)

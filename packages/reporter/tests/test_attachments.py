@@ -11,7 +11,7 @@ import pytest
 
 from evaljig_report import ATTACHMENT_KEY, schema_errors
 
-from .conftest import PNG
+from .conftest import PNG, report_suite
 
 ATTACHING_TESTS = f"""
 import base64
@@ -51,9 +51,7 @@ def docs(root: Path) -> dict[str, tuple[dict[str, Any], Path]]:
 
 @pytest.fixture
 def attaching(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    pytester.makepyfile(test_attach=ATTACHING_TESTS)
-    monkeypatch.setenv("EVALJIG_RUN", "r1")
-    return pytester
+    return report_suite(pytester, monkeypatch, test_attach=ATTACHING_TESTS)
 
 
 @pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["solo", "xdist"])

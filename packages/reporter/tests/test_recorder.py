@@ -167,7 +167,7 @@ def test_a_tool_error_and_its_traceback_are_kept_once_per_case(recorder: Recorde
     for metric in ("exact", "judge", "length"):
         record = make_record("c1", metric, "fail", error="ValueError: boom")
         record.update(error_source="tool", traceback=trace)
-        path = recorder.add_record(record, nodeid=f"t.py::T::test_metric[c1-{metric}]")
+        recorder.add_record(record, nodeid=f"t.py::T::test_metric[c1-{metric}]")
     metric_error = make_record("c1", "extra", "fail", error="KeyError: 'x'")
     metric_error.update(error_source="metric", traceback="Traceback ...\nKeyError: 'x'")
     path = recorder.add_record(metric_error, nodeid="t.py::T::test_metric[c1-extra]")

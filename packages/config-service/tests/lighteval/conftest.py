@@ -30,6 +30,7 @@ from evaljig_config import (
     run_cli,
     run_python,
 )
+from evaljig_config.scrub import scrub_text
 from evaljig_gateway import Gateway
 from evaljig_report import ATTACHMENT_KEY
 
@@ -205,8 +206,9 @@ def debug_files(trace: LevTrace | None, gateway: Gateway | None, report: pytest.
 
 
 def scrub(text: str, secrets: set[str]) -> str:
+    """Every spelling of every secret (raw, JSON-escaped, URL-encoded) masked, as the runners do."""
     for secret in secrets:
-        text = text.replace(secret, "***")
+        text = scrub_text(text, secret)
     return text
 
 

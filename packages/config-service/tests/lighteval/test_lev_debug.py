@@ -18,7 +18,7 @@ import pytest
 
 from evaljig_report import schema_errors
 
-from .conftest import FAKE_KEY, FIXTURES
+from .conftest import FIXTURES, assert_no_secret
 
 pytest_plugins = ["pytester"]
 
@@ -129,10 +129,7 @@ def test_a_failed_lev_case_carries_config_argv_tails_and_journal_without_the_key
     assert "the test printed ***" in text["pytest-captured-tail.txt"]
     (call,) = [json.loads(line) for line in text["gateway-journal.jsonl"].splitlines()]
     assert (call["model"], call["status"], call["path"]) == ("gpt-stub", 200, "/v1/chat/completions")
-    leaked = [
-        p for p in (lev_project.path / "reports").rglob("*") if p.is_file() and FAKE_KEY.encode() in p.read_bytes()
-    ]
-    assert leaked == []
+    assert_no_secret(lev_project.path / "reports")
 
     fine, _ = case_doc(lev_project.path / "reports", "test_lev_fine")
     assert (fine["status"], fine["artifacts"]) == ("pass", [])  # a passing case carries nothing extra
