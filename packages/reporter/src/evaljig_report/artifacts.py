@@ -23,13 +23,14 @@ from evaljig_report.layout import CASE_FILE
 WRITTEN_TYPES: dict[str, tuple[str, ...]] = {
     "image/png": (".png",),
     "image/jpeg": (".jpg", ".jpeg"),
-    "image/jpg": (".jpg", ".jpeg"),  # not registered, but what the tool-eval proposal's tools send
     "image/gif": (".gif",),
     "image/webp": (".webp",),
     "image/svg+xml": (".svg",),
     "text/csv": (".csv",),
-    "application/csv": (".csv",),
 }
+#: Unregistered spellings tools send (the tool-eval proposal's ``image/jpg``), stored as the registered type.
+MIME_ALIASES = {"image/jpg": "image/jpeg", "application/csv": "text/csv"}
+DEFAULT_MIME = "application/octet-stream"
 MAX_NAME_CHARS = 100
 MAX_ARTIFACT_BYTES = 16 * 1024 * 1024
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -38,8 +39,9 @@ _ROOM_FOR_SUFFIX = 6
 
 
 def normalize_mime(mime_type: object) -> str:
-    """``"Image/PNG; x=1"`` -> ``"image/png"``; anything not a string -> ``""``."""
-    return mime_type.split(";", 1)[0].strip().lower() if isinstance(mime_type, str) else ""
+    """``"Image/PNG; x=1"`` -> ``"image/png"``, ``image/jpg`` -> ``image/jpeg``; anything not a string -> ``""``."""
+    mime = mime_type.split(";", 1)[0].strip().lower() if isinstance(mime_type, str) else ""
+    return MIME_ALIASES.get(mime, mime)
 
 
 def sanitize_name(name: object, mime_type: str) -> str:

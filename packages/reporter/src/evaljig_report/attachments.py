@@ -15,11 +15,17 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from evaljig_report.artifacts import MAX_ARTIFACT_BYTES, NameRegistry, decode_payload, normalize_mime, store
+from evaljig_report.artifacts import (
+    DEFAULT_MIME,
+    MAX_ARTIFACT_BYTES,
+    NameRegistry,
+    decode_payload,
+    normalize_mime,
+    store,
+)
 
 #: The ``item.user_properties`` key a test attaches a file to its case report under.
 ATTACHMENT_KEY = "evaljig.attachment"
-_DEFAULT_MIME = "application/octet-stream"
 
 
 def _payload(entry: Mapping[str, Any]) -> bytes:
@@ -43,7 +49,7 @@ def write_attachments(
     for position, item in enumerate(raw):
         entry: Mapping[str, Any] = item if isinstance(item, Mapping) else {}
         name = entry.get("name") if isinstance(entry.get("name"), str) else f"attachment-{position}"
-        mime = normalize_mime(entry.get("mime_type")) or _DEFAULT_MIME
+        mime = normalize_mime(entry.get("mime_type")) or DEFAULT_MIME
         record: dict[str, Any] = {"name": name, "mime_type": mime}
         written, error = store(case_dir, names, record, partial(_payload, entry))
         records.append(written)

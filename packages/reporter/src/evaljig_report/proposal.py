@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-#: The proposal's ``inference.status`` values; a tool result without one is ``unknown``.
-INFERENCE_STATUSES = ("success", "error", "unknown")
+from evaljig_report.artifacts import DEFAULT_MIME
+
 PARTS_KEY = "artifact_parts"
-_DEFAULT_MIME = "application/octet-stream"
 
 
 def split_artifact_parts(inference: Mapping[str, Any]) -> tuple[dict[str, Any], object]:
@@ -52,7 +51,7 @@ def parts_to_items(parts: object) -> tuple[list[dict[str, Any]], list[str]]:
     items = [
         {
             "name": names[n] if n < len(names) and isinstance(names[n], str) else f"artifact_{n}",
-            "mime_type": mimes[n] if n < len(mimes) and isinstance(mimes[n], str) else _DEFAULT_MIME,
+            "mime_type": mimes[n] if n < len(mimes) and isinstance(mimes[n], str) else DEFAULT_MIME,
             "base64": blob,
         }
         for n, blob in enumerate(blobs)
@@ -65,7 +64,7 @@ def file_refs(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     refs: list[dict[str, Any]] = []
     for record in records:
         mime = record["mime_type"]
-        kind = "image" if mime.startswith("image/") else "csv" if mime.endswith("/csv") else "binary"
+        kind = "image" if mime.startswith("image/") else "csv" if mime == "text/csv" else "binary"
         if record["status"] == "written":
             refs.append({"kind": kind, "mimetype": mime, "path": record["file"]})
         else:
