@@ -8,8 +8,8 @@ SHELL := /bin/bash
 UV_VERSION  := 0.13.9
 NOX_VERSION := 2026.10.20
 PYTHON      ?= python3
-#: the default session Python (noxfile.py's PYTHON): make ci / tests run tests-$(PY_DEFAULT)
-PY_DEFAULT  := 3.11
+#: the default session Python, the oldest requires-python admits (as noxfile.py's PYTHON): make tests runs it
+PY_DEFAULT  := $(shell sed -n 's/^requires-python = ">=\([0-9.]*\).*/\1/p' pyproject.toml)
 TOOLS       := .tools
 #: the stamp names the interpreter too, so another PYTHON rebuilds .tools/
 PYTHON_ID   := $(shell $(PYTHON) -c 'import sys; print(sys.version, sys.executable)' 2>/dev/null | cksum | cut -d' ' -f1)

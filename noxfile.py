@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import shlex
 import shutil
 import sys
 import tomllib
@@ -258,7 +259,7 @@ def lighteval_stack(session: nox.Session) -> Path:
         session.log(f"lighteval stack is current ({where}, Python {str(interpreter).split()[0]}, inputs {digest})")
         return LIGHTEVAL_VENV / "bin"
     session.log(f"building the lighteval stack into {where} with uv (Python {str(interpreter).strip()})")
-    session.log(f"package sources: {stack.describe(sources)}")
+    session.log(f"package sources: {shlex.join(sources)}")
     constraints = Path(session.create_tmp()) / "constraints.txt"
     session.run(
         "uv", "export", "--locked", "--all-packages", "--group=dev", "--no-emit-workspace", "--no-hashes",
@@ -274,7 +275,7 @@ def lighteval_stack(session: nox.Session) -> Path:
             "-r", str(LIGHTEVAL_REQUIREMENTS), "-c", str(LIGHTEVAL_CONSTRAINTS), "-c", str(compatible),
             *LIGHTEVAL_TEST_DEPS,
             *(arg for package in LIGHTEVAL_PACKAGES for arg in ("-e", package)),  # warm runs see source edits
-            external=True, env={"UV_PYTHON_DOWNLOADS": "never"},
+            external=True,
         )  # fmt: skip
         session.run(
             str(venv / "bin" / "python"), "-c",

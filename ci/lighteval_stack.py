@@ -77,11 +77,6 @@ def uv_source_args(settings: Mapping[str, list[str]], env: Mapping[str, str]) ->
     return [*args, "--index-strategy", "unsafe-best-match"]
 
 
-def describe(args: list[str]) -> str:
-    """The flags as one shell-quoted line, for the log."""
-    return shlex.join(args)
-
-
 def digest(files: Iterable[Path], facts: Iterable[str]) -> str:
     """A short digest of every input file and fact (interpreter, sources): any change rebuilds."""
     h = hashlib.sha256()
@@ -145,7 +140,7 @@ def main(argv: list[str]) -> int:
     if argv != ["uv-args"]:
         print("usage: lighteval_stack.py uv-args", file=sys.stderr)
         return 2
-    print(describe(uv_source_args(pip_settings(pip_config_text(), os.environ), os.environ)))
+    print(shlex.join(uv_source_args(pip_settings(pip_config_text(), os.environ), os.environ)))
     return 0
 
 

@@ -7,13 +7,21 @@ and the split is stable between runs. The output is meant for ``nox -s tests -- 
 from __future__ import annotations
 
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def test_roots() -> list[str]:
+    """pytest's ``testpaths`` from pyproject.toml: the shards cover exactly what a plain ``pytest`` runs."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    roots: list[str] = config["tool"]["pytest"]["ini_options"]["testpaths"]
+    return roots
+
+
 def shard(index: int, total: int) -> list[str]:
-    found = [*ROOT.glob("packages/*/tests/**/test_*.py"), *ROOT.glob("ci/tests/test_*.py")]
+    found = [path for root in test_roots() for path in ROOT.glob(f"{root}/**/test_*.py")]
     files = sorted(p.relative_to(ROOT).as_posix() for p in found)
     return [f for n, f in enumerate(files) if n % total == index - 1]
 

@@ -15,7 +15,8 @@ from collections.abc import Iterator
 import pytest
 
 #: Variables nox and CI set for the outer session; an inner session seeing them would report into the real run.
-OUTER_SESSION_ENV = ("EVALJIG_", "GITHUB_RUN_ID", "GITHUB_RUN_ATTEMPT", "GITHUB_STEP_SUMMARY")
+#: ``PYTEST_XDIST_*``: an inner session run from one of our workers is not a worker itself.
+OUTER_SESSION_ENV = ("EVALJIG_", "GITHUB_RUN_ID", "GITHUB_RUN_ATTEMPT", "GITHUB_STEP_SUMMARY", "PYTEST_XDIST_")
 
 
 @pytest.fixture(autouse=True)

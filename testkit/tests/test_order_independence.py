@@ -36,7 +36,7 @@ def test_the_outer_session_does_not_leak_in(request):
     assert not request.config.pluginmanager.has_plugin("randomly")
 """
 
-INNER = ("-p", "no:cacheprovider", "-p", "no:evaljig_report", "-W", "error", "-p", "no:randomly")
+INNER = ("-p", "no:cacheprovider", "-p", "no:evaljig_report", "-W", "error")  # no:randomly: the pytester fixture
 
 
 def test_a_leaked_event_loop_is_closed_by_the_test_that_left_it(

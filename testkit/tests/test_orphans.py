@@ -19,8 +19,6 @@ def repo(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.P
     """A workspace in miniature: the real root conftest, two packages, goldens used and orphaned."""
     monkeypatch.setenv("PYTHONPATH", str(ROOT))  # testkit, as the real workspace's pythonpath gives it
     monkeypatch.setenv("EVALJIG_REPORT", "0")  # no per-case reports of the inner runs
-    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
-        monkeypatch.delenv(name, raising=False)  # the inner run is not one of our workers
     pytester.makefile(".ini", pytest="[pytest]\ntestpaths = packages tools\n")
     (pytester.path / "conftest.py").write_text((ROOT / "conftest.py").read_text(encoding="utf-8"), encoding="utf-8")
     files = {

@@ -1,4 +1,4 @@
-"""Reporter test helpers: synthetic contract records, a clean environment, pytester."""
+"""Reporter test helpers: synthetic contract records and a clean environment."""
 
 from __future__ import annotations
 
@@ -16,12 +16,6 @@ PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 )
 CSV = b"step,value\n1,0.5\n2,0.75\n"
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    """pytester is not on by default in the workspace; the plugin tests need it."""
-    if not config.pluginmanager.has_plugin("pytester"):
-        config.pluginmanager.import_plugin("pytester")
 
 
 @pytest.fixture(autouse=True)

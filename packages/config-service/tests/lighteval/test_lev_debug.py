@@ -20,8 +20,6 @@ from evaljig_report import schema_errors
 
 from .conftest import FIXTURES, assert_no_secret
 
-pytest_plugins = ["pytester"]
-
 HERE = Path(__file__).resolve().parent
 
 FAKE_LIGHTEVAL = """#!{python}
@@ -81,8 +79,6 @@ def lev_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> p
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("EVALJIG_REPORT_DIR", str(pytester.path / "reports"))
     monkeypatch.delenv("EVALJIG_REPORT", raising=False)
-    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
-        monkeypatch.delenv(name, raising=False)  # the inner run is not one of our workers
     (pytester.path / "conftest.py").write_text((HERE / "conftest.py").read_text(encoding="utf-8"), encoding="utf-8")
     spec = str(FIXTURES / "providers" / "fake-openai.json")
     pytester.makepyfile(test_inner=INNER_TESTS.format(spec=spec))

@@ -211,7 +211,7 @@ def _one_line_errors(main: Callable[..., int]) -> Callable[..., int]:
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             where = exc.filename if exc.filename is not None else "output"
             print(f"{PROG}: {where}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
+            return EXIT_USAGE
         return code
 
     return guarded

@@ -8,6 +8,7 @@ also checks a provider author's own corpus folder. The ``*_at`` functions take a
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -17,7 +18,6 @@ from typing import SupportsIndex, overload
 
 from evaljig_fixtures.errors import FixtureError
 from evaljig_fixtures.fixture import BASELINE, CAPABILITIES, CapabilityFixture, name_problem, parse_fixture
-from evaljig_fixtures.strict_json import JsonInputError, loads
 
 CHARTER = "README.md"
 _SUFFIX = ".json"
@@ -166,7 +166,7 @@ def _folder_problems(
         invalid += stem != BASELINE
         fixture, file_problems = _read(entry, capability, stem)
         problems += [f"{where}: {p}" for p in file_problems]
-        claimed = _declared_id(entry)
+        claimed = fixture.id if fixture is not None else _declared_id(entry)
         if claimed is not None:
             declared.setdefault(claimed, []).append(where)
         if fixture is None:
@@ -187,10 +187,11 @@ def _folder_problems(
 
 
 def _declared_id(entry: Traversable) -> str | None:
-    """The ``id`` a file claims, read leniently, so duplicates are found even in otherwise broken files."""
+    """The ``id`` a file that failed validation claims, read leniently (plain ``json``: a repeated key or a
+    ``NaN`` elsewhere must not hide it), so duplicates are found even in otherwise broken files."""
     try:
-        data = loads(entry.read_text(encoding="utf-8"))
-    except (JsonInputError, UnicodeDecodeError):
+        data = json.loads(entry.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     value = data.get("id") if isinstance(data, dict) else None
     return value if isinstance(value, str) else None

@@ -139,9 +139,6 @@ def recover(target: Path) -> str | None:
     if (work / READY).exists():
         swap(target)
         return f"finished an interrupted regen of {target} (its staged content was complete)"
-    old = work / "old"
-    if old.exists() and not target.exists():  # cannot happen: READY goes only once the new content is in place
-        old.rename(target)
     finished = not (work / "new").exists()
     shutil.rmtree(work)
     if finished:
