@@ -21,7 +21,7 @@ from evaljig_gateway.content import AnswerKey
 from evaljig_gateway.errors import GatewayError
 from evaljig_gateway.journal import Call, Journal, call_json
 from evaljig_gateway.limits import Limits
-from evaljig_gateway.replies import Reply, json_reply
+from evaljig_gateway.replies import Reply, assembled_json, json_reply
 from evaljig_gateway.work import Work
 
 Scope = MutableMapping[str, Any]
@@ -74,7 +74,6 @@ class GatewayApp:
         self.answers = answers or AnswerKey()
         self.journal = journal or Journal()
         self.limits = limits or Limits()
-        self.max_body_bytes = self.limits.max_body_bytes
         self.retry_after_ms = retry_after_ms
         self.in_flight = 0
         """Model requests being answered right now (read by ``GET /_gateway/status``)."""
@@ -178,8 +177,8 @@ class GatewayApp:
 
     async def _read_body(self, scope: Scope, receive: Receive) -> bytes:
         for name, value in scope["headers"]:
-            if name == b"content-length" and value.isdigit() and int(value) > self.max_body_bytes:
-                raise _too_large(self.max_body_bytes)
+            if name == b"content-length" and value.isdigit() and int(value) > self.limits.max_body_bytes:
+                raise _too_large(self.limits.max_body_bytes)
         chunks: list[bytes] = []
         size = 0
         while True:
@@ -188,8 +187,8 @@ class GatewayApp:
                 raise _ClientGoneError
             chunk = message.get("body", b"")
             size += len(chunk)
-            if size > self.max_body_bytes:
-                raise _too_large(self.max_body_bytes)
+            if size > self.limits.max_body_bytes:
+                raise _too_large(self.limits.max_body_bytes)
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)
@@ -275,8 +274,7 @@ class GatewayApp:
         for call in calls:
             parts.append(call_json(call))
             yield
-        dropped = orjson.dumps(self.journal.dropped)
-        return Reply(200, b'{"calls":[' + b",".join(parts) + b'],"dropped":' + dropped + b"}")
+        return Reply(200, assembled_json({}, "calls", parts, {"dropped": self.journal.dropped}))
 
 
 async def _until_disconnect(receive: Receive) -> None:

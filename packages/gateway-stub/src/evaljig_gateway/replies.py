@@ -30,7 +30,8 @@ def assembled_json(head: dict[str, Any], key: str, items: list[bytes], tail: dic
 
     A big answer is then never one long dump that holds the event loop.
     """
-    out = [orjson.dumps(head)[:-1], b',"', key.encode(), b'":[', b",".join(items), b"]"]
+    opening = orjson.dumps(head)[:-1] + b"," if head else b"{"
+    out = [opening, orjson.dumps(key), b":[", b",".join(items), b"]"]
     for name, value in tail.items():
         out += [b",", orjson.dumps(name), b":", orjson.dumps(value)]
     out.append(b"}")

@@ -8,7 +8,7 @@ collected with what was recorded, so a case is never silently missing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -44,13 +44,18 @@ def case_key(item: pytest.Item, all_tests: bool) -> CaseKey | None:
     return None
 
 
-def write_collected(layout: Layout, items: Iterable[pytest.Item], all_tests: bool) -> Path:
-    """``<worker>/collected.json``: every case of ``items`` and the node ids of its items."""
+def collected_cases(items: Iterable[pytest.Item], all_tests: bool) -> dict[CaseKey, list[str]]:
+    """Every case of ``items`` and the node ids of its items (empty when no item is a case)."""
     cases: dict[CaseKey, list[str]] = {}
     for item in items:
         key = case_key(item, all_tests)
         if key is not None:
             cases.setdefault(key, []).append(item.nodeid)
+    return cases
+
+
+def write_collected(layout: Layout, cases: Mapping[CaseKey, list[str]]) -> Path:
+    """``<worker>/collected.json``: the cases this process collected (``collected_cases``)."""
     doc = {
         "schema_version": SCHEMA_VERSION,
         "kind": "collected",

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from evaljig_report.attachments import ATTACHMENT_KEY
-from evaljig_report.crash import CONTROLLER_WORKER, CollectedCases, case_key, write_collected
+from evaljig_report.crash import CONTROLLER_WORKER, CollectedCases, collected_cases, write_collected
 from evaljig_report.layout import (
     CASE_FILE,
     DEFAULT_ROOT,
@@ -172,9 +172,10 @@ class ReportPlugin:
         if self.is_controller:
             return
         try:
-            if any(case_key(item, self.all_tests) is not None for item in session.items):
+            cases = collected_cases(session.items, self.all_tests)
+            if cases:
                 self._claim()
-                write_collected(self.layout, session.items, self.all_tests)
+                write_collected(self.layout, cases)
                 self.collected = True
         except Exception as exc:
             self.failures.append(f"collected cases: {type(exc).__name__}: {exc}")
