@@ -11,7 +11,7 @@ from evaljig_gateway import content, validation
 from evaljig_gateway.behaviours import BEHAVIOUR_TABLE
 from evaljig_gateway.errors import GatewayError, invalid, missing
 from evaljig_gateway.limits import Limits, check_product
-from evaljig_gateway.replies import Reply, assembled_json, json_reply, sse_reply
+from evaljig_gateway.replies import Reply, assembled_json, json_reply, sse_reply_work
 from evaljig_gateway.work import Work
 
 SYSTEM_FINGERPRINT = "fp_evaljig"
@@ -119,7 +119,7 @@ def chat_completions(req: Request) -> Work[Reply]:
     usage = _usage(prompt_tokens, completion_tokens)
     if stream:
         events = yield from _chat_chunks(head, choices, usage if include_usage else None)
-        return sse_reply(events)
+        return (yield from sse_reply_work(events))
     parts = yield from _dumped(choices)
     return Reply(200, assembled_json(head, "choices", parts, {"usage": usage, "service_tier": "default"}))
 
@@ -244,7 +244,7 @@ def completions(req: Request) -> Work[Reply]:
         events += [{**head, "choices": [{**c, "text": ""}]} for c in choices]
         if include_usage:
             events.append({**head, "choices": [], "usage": usage})
-        return sse_reply(events)
+        return (yield from sse_reply_work(events))
     parts = yield from _dumped(choices)
     return Reply(200, assembled_json(head, "choices", parts, {"usage": usage}))
 

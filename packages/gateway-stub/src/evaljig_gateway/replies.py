@@ -7,6 +7,8 @@ from typing import Any
 
 import orjson
 
+from evaljig_gateway.work import Work
+
 JSON = b"application/json"
 SSE = b"text/event-stream; charset=utf-8"
 
@@ -38,9 +40,15 @@ def assembled_json(head: dict[str, Any], key: str, items: list[bytes], tail: dic
     return b"".join(out)
 
 
-def sse_reply(events: list[Any], done: bool = True) -> Reply:
-    """Server-sent events, one ``data:`` line each, closed by ``[DONE]`` when ``done``."""
-    chunks = [b"data: " + orjson.dumps(event) + b"\n\n" for event in events]
+def sse_reply_work(events: list[Any], done: bool = True) -> Work[Reply]:
+    """Server-sent events, one ``data:`` line each, closed by ``[DONE]`` when ``done``.
+
+    Serialized one event per step: a streamed echo of a big prompt is many events.
+    """
+    chunks: list[bytes] = []
+    for event in events:
+        chunks.append(b"data: " + orjson.dumps(event) + b"\n\n")
+        yield
     if done:
         chunks.append(b"data: [DONE]\n\n")
     return Reply(200, b"", content_type=SSE, events=chunks)
