@@ -22,6 +22,14 @@ def corpus_copy(tmp_path: Path) -> Path:
     return tmp_path / "corpus"
 
 
+def own_corpus(corpus_copy: Path, *capabilities: str) -> Path:
+    """A provider author's corpus: only the capability folders they support, no charter."""
+    for entry in corpus_copy.iterdir():
+        if entry.name not in capabilities:
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    return corpus_copy
+
+
 @pytest.fixture
 def edit(corpus_copy: Path) -> Edit:
     """``edit("chat/valid_baseline", change)``: load the fixture JSON, let ``change`` mutate it, write it back."""

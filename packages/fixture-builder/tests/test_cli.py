@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -12,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from evaljig_fixtures.cli import COMMANDS, main
+
+from .conftest import own_corpus
 
 FAKE_KEY = "sk-evaljig-cli-not-a-secret"
 
@@ -149,9 +150,7 @@ def test_a_subcommand_is_required(capsys: pytest.CaptureFixture[str]) -> None:
 def test_validate_list_and_conformance_take_a_corpus_of_your_own(
     corpus_copy: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    for entry in corpus_copy.iterdir():
-        if entry.name != "models":
-            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    own_corpus(corpus_copy, "models")
     assert main(["validate", "--corpus", str(corpus_copy)]) == 0
     assert capsys.readouterr().out == f"corpus ok in {corpus_copy}: 3 fixtures across 1 capabilities\n"
     assert main(["list", "--corpus", str(corpus_copy)]) == 0
@@ -170,9 +169,7 @@ def test_validate_list_and_conformance_take_a_corpus_of_your_own(
 
 @pytest.mark.gateway
 def test_conformance_runs_a_corpus_of_your_own(served_url: str, corpus_copy: Path) -> None:
-    for entry in corpus_copy.iterdir():
-        if entry.name != "chat":
-            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    own_corpus(corpus_copy, "chat")
     run = cli("conformance", "--base-url", served_url, "--corpus", str(corpus_copy))
     assert run.returncode == 0, run.stdout + run.stderr
     assert "| chat | 4 | 4 | 0 | PASS |" in run.stdout

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,8 @@ from evaljig_fixtures import (
     validate_corpus,
 )
 from evaljig_fixtures.corpus import corpus_root
+
+from .conftest import own_corpus
 
 #: Set by ``nox -s package``: the tests must then import the installed wheel from this venv.
 INSTALLED_PREFIX = os.environ.get("EVALJIG_FIXTURES_INSTALLED_PREFIX")
@@ -117,14 +118,6 @@ def test_corpus_is_read_from_the_imported_package() -> None:
     if INSTALLED_PREFIX is not None:  # nox -s package: the wheel in the fresh venv, not the checkout
         assert package_dir.resolve().is_relative_to(Path(INSTALLED_PREFIX).resolve()), package_dir
         assert "site-packages" in package_dir.parts
-
-
-def own_corpus(corpus_copy: Path, *capabilities: str) -> Path:
-    """A provider author's corpus: only the capability folders they support, no charter."""
-    for entry in corpus_copy.iterdir():
-        if entry.name not in capabilities:
-            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
-    return corpus_copy
 
 
 def test_validate_corpus_checks_a_folder_of_your_own(corpus_copy: Path) -> None:
