@@ -85,7 +85,7 @@ tests: $(STAMP) ## unit, snapshot and replay tests of every package on the defau
 	@$(NOX) $(NOXFLAGS) -s tests-$(PY_DEFAULT)
 
 .PHONY: lint
-lint: $(STAMP) ## ruff check + format check
+lint: $(STAMP) ## ruff check + format check, actionlint, mkdocs build --strict
 	@$(NOX) $(NOXFLAGS) -s lint
 
 .PHONY: typecheck

@@ -129,11 +129,12 @@ def snapshots(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """ruff check, ruff format --check, and actionlint over .github/workflows/."""
+    """ruff check, ruff format --check, actionlint over .github/workflows/, mkdocs build --strict over docs/."""
     sync(session, "lint")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("actionlint", *sorted(map(str, ROOT.glob(".github/workflows/*.y*ml"))))
+    session.run("mkdocs", "build", "--strict", "--site-dir", str(Path(session.create_tmp()) / "site"))
 
 
 @nox.session(python=PYTHON)

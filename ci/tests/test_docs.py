@@ -58,7 +58,7 @@ def nav_pages(nav: Any) -> Iterator[str]:
 
 def test_link_scanner_skips_code_urls_and_anchors() -> None:
     text = (
-        "[a](docs/a.md#x) ![i](img.png \"t\") [web](https://x.org) [here](#top)\n"
+        '[a](docs/a.md#x) ![i](img.png "t") [web](https://x.org) [here](#top)\n'
         "`[no](code.md)`\n```\n[no](fenced.md)\n```\n[ref]: ../b.md\n"
     )
     assert sorted(relative_links(text)) == ["../b.md", "docs/a.md", "img.png"]
