@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-#: (token, behaviour) rows, rendered by ``evaljig-gateway behaviours`` and in the README.
+#: (token, behaviour) rows, printed by ``evaljig-gateway behaviours``; the docs copy them (a test compares).
 BEHAVIOUR_TABLE: tuple[tuple[str, str], ...] = (
     ("(anything else)", "succeeds with deterministic content"),
     ("fail-once", "first call per model name answers 500, later calls succeed"),
