@@ -7,20 +7,22 @@ own venv. pytest's exit code 5 (nothing collected) never fails a session.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import os
 import shlex
 import shutil
 import sys
 import tomllib
 from pathlib import Path
-from types import ModuleType
 
 import nox
 from packaging.specifiers import SpecifierSet
 
+# nox's venv has neither the noxfile's folder on sys.path nor the workspace installed; evaljig_common
+# is stdlib only, so its source folder is importable as is (one run-id and offline-env helper for all)
+sys.path.insert(0, str(Path(__file__).parent / "packages" / "common" / "src"))
 sys.path.insert(0, str(Path(__file__).parent))
-from ci import lighteval_stack as stack  # the noxfile's folder is not on sys.path by itself
+from ci import lighteval_stack as stack
+from evaljig_common import OFFLINE_ENV, claim_run, explicit_run_id
 
 nox.needs_version = ">=2025.5.1"
 nox.options.default_venv_backend = "uv"
@@ -55,26 +57,9 @@ PACKAGES = sorted(p.name for p in (ROOT / "packages").iterdir() if (p / "pyproje
 #: Tests may talk to servers on this machine only.
 LOOPBACK_ONLY = "--allow-hosts=127.0.0.1,::1,localhost"
 PYTEST_OK = [0, 5]
-OFFLINE_ENV = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
 
 
 REPORTS = ROOT / "reports"
-
-
-@functools.cache
-def _runid() -> ModuleType:
-    """The plugin's own run-id helper (``evaljig_report/runid.py``, stdlib only), loaded by path.
-
-    nox's venv does not have the workspace installed; one helper keeps the sanitising and the
-    same-second suffix (a timestamp run folder is claimed exclusively) identical in both places.
-    """
-    path = ROOT / "packages" / "reporter" / "src" / "evaljig_report" / "runid.py"
-    spec = importlib.util.spec_from_file_location("_evaljig_runid", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @functools.cache
@@ -83,8 +68,7 @@ def run() -> str:
 
     Claimed on first use, so ``nox -l`` or a lone ``nox -s report`` leave no empty run folder.
     """
-    claimed: str = _runid().claim_run(REPORTS)
-    return claimed
+    return claim_run(REPORTS)
 
 
 def report_env(session: nox.Session) -> dict[str, str]:
@@ -183,7 +167,7 @@ def package(session: nox.Session) -> None:
 def report(session: nox.Session) -> None:
     """Merge every session's and worker's reports of this run into reports/<run>/merged/."""
     sync(session)
-    ours = run.cache_info().currsize > 0 or _runid().explicit_run_id() is not None  # sessions of this run wrote
+    ours = run.cache_info().currsize > 0 or explicit_run_id() is not None  # sessions of this run wrote
     run_dir = REPORTS / run() if ours else None
     where = [str(run_dir)] if run_dir is not None and run_dir.is_dir() else ["--latest", str(REPORTS)]
     session.run("evaljig-report", "merge", *where)

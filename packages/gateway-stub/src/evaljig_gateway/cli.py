@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import functools
-import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
 from types import FrameType
 
+from evaljig_common import one_line_errors
 from evaljig_gateway.answers import AnswerKeyError, load_answer_key
 from evaljig_gateway.app import DEFAULT_RETRY_AFTER_MS
 from evaljig_gateway.behaviours import behaviour_table_markdown
@@ -54,27 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _one_line_errors(main: Callable[..., int]) -> Callable[..., int]:
-    """An output that cannot be written (a folder, under a file, read-only, full disk, stdout to
-    /dev/full) ends as one line on stderr and exit 2, never a traceback."""
-
-    @functools.wraps(main)
-    def guarded(argv: Sequence[str] | None = None) -> int:
-        try:
-            code = main(argv)
-            sys.stdout.flush()
-        except OSError as exc:
-            with contextlib.suppress(OSError):  # keep the interpreter from failing again on stdout at exit
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            where = exc.filename if exc.filename is not None else "output"
-            print(f"evaljig-gateway: {where}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
-        return code
-
-    return guarded
-
-
-@_one_line_errors
+@one_line_errors("evaljig-gateway")
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "behaviours":

@@ -1,0 +1,26 @@
+"""evaljig-common: the few contracts every evaljig package shares, each defined once.
+
+Stdlib only, so the noxfile can import it from nox's own venv.
+"""
+
+from evaljig_common._atomic import TMP_SUFFIX, open_atomic, open_atomic_binary, write_bytes_atomic, write_text_atomic
+from evaljig_common._cli import one_line_errors
+from evaljig_common._offline import OFFLINE_ENV
+from evaljig_common._records import RECORD_KEY, valid_text
+from evaljig_common._runid import claim_run, explicit_run_id, run_id, safe_segment
+
+__all__ = [
+    "OFFLINE_ENV",
+    "RECORD_KEY",
+    "TMP_SUFFIX",
+    "claim_run",
+    "explicit_run_id",
+    "one_line_errors",
+    "open_atomic",
+    "open_atomic_binary",
+    "run_id",
+    "safe_segment",
+    "valid_text",
+    "write_bytes_atomic",
+    "write_text_atomic",
+]
