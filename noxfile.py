@@ -177,6 +177,7 @@ LIGHTEVAL_VENV = ROOT / ".nox" / "lighteval-stack"
 LIGHTEVAL_REQUIREMENTS = ROOT / "ci" / "lighteval-requirements.txt"
 LIGHTEVAL_CONSTRAINTS = ROOT / "ci" / "lighteval-constraints.txt"
 LIGHTEVAL_PACKAGES = [
+    "packages/common",
     "packages/gateway-stub",
     "packages/config-service",
     "packages/fixture-builder",
