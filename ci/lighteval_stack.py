@@ -1,11 +1,13 @@
-"""The lighteval stack venv: uv with the machine's pip settings made explicit, built atomically.
+"""The lighteval stack venv of ``nox -s lighteval`` and ``nox -s regen``: uv with the machine's pip
+settings made explicit, built atomically, reused while every input is unchanged.
 
 uv does not read pip's configuration, yet on these machines pip's find-links is what offers a
 CPU torch; so the settings are read (``pip config list`` plus ``PIP_*``) and passed to uv as
 flags. ``EVALJIG_STACK_INDEX_URL`` adds indexes for the stack only (CI sets the PyTorch CPU
 index there). A build happens in a temporary sibling folder that is renamed into place only
-once complete, so an interrupted or failed install is never reused. Stdlib only: the noxfile
-imports it from the ``.tools`` venv and the tests import it from the workspace venv.
+once complete, so an interrupted or failed install is never reused. lighteval and torch never
+enter uv.lock. Stdlib only, and nox is only ever handed in as a session: the noxfile imports
+this from the ``.tools`` venv and the tests import it from the workspace venv.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any, Protocol
 
 #: pip settings that choose where packages come from, and their ``PIP_*`` variables.
 PIP_KEYS = {"index-url": "PIP_INDEX_URL", "extra-index-url": "PIP_EXTRA_INDEX_URL", "find-links": "PIP_FIND_LINKS"}
@@ -26,6 +29,48 @@ PIP_KEYS = {"index-url": "PIP_INDEX_URL", "extra-index-url": "PIP_EXTRA_INDEX_UR
 SECTION_RANK = {"global": 0, "install": 1, ":env:": 2}
 STACK_INDEX_ENV = "EVALJIG_STACK_INDEX_URL"
 PARTIAL = ".partial-"
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The stack's venv, shared by the ``lighteval`` and ``regen`` sessions.
+VENV = ROOT / ".nox" / "lighteval-stack"
+REQUIREMENTS = ROOT / "ci" / "lighteval-requirements.txt"
+CONSTRAINTS = ROOT / "ci" / "lighteval-constraints.txt"
+#: Workspace packages, installed editable so warm runs see source edits.
+PACKAGES = (
+    "packages/common",
+    "packages/gateway-stub",
+    "packages/config-service",
+    "packages/fixture-builder",
+    "packages/reporter",
+)
+#: Bytecode at install time, as pip does: with PYTHONDONTWRITEBYTECODE set (as on these machines)
+#: every lighteval process would otherwise recompile torch, transformers and lighteval on import.
+INSTALL_FLAGS = ("--compile-bytecode",)
+#: Session folders of ``lighteval`` and ``regen``, which once ran without a venv (see drop_stale_session_dirs).
+STACK_SESSIONS = ("lighteval", "regen")
+#: lighteval downloads tinyBenchmarks.pkl when its task registry loads; an empty file stops that.
+_NO_TINY_BENCHMARKS = (
+    "import importlib.util, pathlib; spec = importlib.util.find_spec('lighteval');"
+    " pkl = pathlib.Path(spec.origin).parent / 'tasks' / 'tasks' / 'tinyBenchmarks.pkl';"
+    " pkl.touch(); print('created', pkl.name)"
+)
+
+
+class _Virtualenv(Protocol):
+    location: str
+
+
+class Session(Protocol):
+    """What the stack needs of a ``nox.Session``."""
+
+    @property
+    def virtualenv(self) -> _Virtualenv: ...
+
+    def run(self, *args: str, **kwargs: Any) -> Any: ...
+
+    def log(self, *args: Any, **kwargs: Any) -> None: ...
+
+    def create_tmp(self) -> str: ...
 
 
 def pip_config_text(python: str = sys.executable) -> str:
@@ -75,6 +120,11 @@ def uv_source_args(settings: Mapping[str, list[str]], env: Mapping[str, str]) ->
     for link in settings.get("find-links", []):
         args += ["--find-links", link]
     return [*args, "--index-strategy", "unsafe-best-match"]
+
+
+def machine_sources(env: Mapping[str, str] = os.environ) -> list[str]:
+    """The uv flags this machine's pip configuration and ``env`` give (``python ci/lighteval_stack.py uv-args``)."""
+    return uv_source_args(pip_settings(pip_config_text(), env), env)
 
 
 def digest(files: Iterable[Path], facts: Iterable[str]) -> str:
@@ -135,12 +185,83 @@ def _name(requirement: str) -> str:
     return name.replace("_", "-").replace(".", "-")
 
 
+def drop_stale_session_dirs(nox_dir: Path) -> None:
+    """Remove ``lighteval`` and ``regen`` session folders without a python: nox would reuse them and fail."""
+    for name in STACK_SESSIONS:
+        folder = nox_dir / name
+        if folder.is_dir() and not (folder / "bin" / "python").exists():
+            shutil.rmtree(folder)
+
+
+def stack_env(bin_dir: Path, env: Mapping[str, str], outer: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """``env`` with the stack's ``bin/`` first on ``outer``'s PATH, so ``lighteval`` and our CLIs resolve to it."""
+    return {
+        **env,
+        "PATH": os.pathsep.join([str(bin_dir), outer.get("PATH", "")]),
+        "VIRTUAL_ENV": str(bin_dir.parent),
+    }
+
+
+def ensure(
+    session: Session,
+    test_requirements: Sequence[str],
+    *,
+    target: Path = VENV,
+    sources: Sequence[str] | None = None,
+) -> Path:
+    """The stack venv at ``target``, built unless current; returns its ``bin/``.
+
+    Built on the interpreter nox resolved for ``session`` (the same as every other session's),
+    with uv and this machine's pip sources (``sources``, default :func:`machine_sources`), so a
+    CPU torch is picked where one is offered. The stamp is a digest of every input file, the
+    interpreter, the sources, the install flags and ``test_requirements``: any change rebuilds
+    from scratch (see :func:`build_atomically`).
+    """
+    python = str(Path(session.virtualenv.location) / "bin" / "python")
+    interpreter = str(
+        session.run(
+            python, "-c", "import sys; print(sys.version.split()[0], sys._base_executable)", silent=True, external=True
+        )
+    ).strip()  # fmt: skip
+    sources = machine_sources() if sources is None else list(sources)
+    inputs = [REQUIREMENTS, CONSTRAINTS, ROOT / "uv.lock", *(ROOT / p / "pyproject.toml" for p in PACKAGES)]
+    inputs_digest = digest(inputs, [interpreter, *sources, *INSTALL_FLAGS, *test_requirements])
+    stamp = f".evaljig-stack-{inputs_digest}"
+    where = target.relative_to(ROOT) if target.is_relative_to(ROOT) else target
+    if is_current(target, stamp):
+        session.log(f"lighteval stack is current ({where}, Python {interpreter.split()[0]}, inputs {inputs_digest})")
+        return target / "bin"
+    session.log(f"building the lighteval stack into {where} with uv (Python {interpreter})")
+    session.log(f"package sources: {shlex.join(sources)}")
+    constraints = Path(session.create_tmp()) / "constraints.txt"
+    session.run(
+        "uv", "export", "--locked", "--all-packages", "--group=dev", "--no-emit-workspace", "--no-hashes",
+        "--quiet", "--output-file", str(constraints), external=True,
+    )  # fmt: skip
+    compatible = constraints.with_name("constraints-compatible.txt")
+    compatible.write_text(compatible_constraints(constraints.read_text(), CONSTRAINTS.read_text()))
+
+    def build(venv: Path) -> None:
+        venv_python = str(venv / "bin" / "python")
+        session.run("uv", "venv", "--quiet", "--relocatable", "--python", python, str(venv), external=True)
+        session.run(
+            "uv", "pip", "install", "--python", venv_python, *sources, *INSTALL_FLAGS,
+            "-r", str(REQUIREMENTS), "-c", str(CONSTRAINTS), "-c", str(compatible), *test_requirements,
+            *(arg for package in PACKAGES for arg in ("-e", package)),
+            external=True,
+        )  # fmt: skip
+        session.run(venv_python, "-c", _NO_TINY_BENCHMARKS, external=True)
+
+    build_atomically(target, stamp, build)
+    return target / "bin"
+
+
 def main(argv: list[str]) -> int:
     """``python ci/lighteval_stack.py uv-args``: print the uv flags this machine's pip settings give."""
     if argv != ["uv-args"]:
         print("usage: lighteval_stack.py uv-args", file=sys.stderr)
         return 2
-    print(shlex.join(uv_source_args(pip_settings(pip_config_text(), os.environ), os.environ)))
+    print(shlex.join(machine_sources()))
     return 0
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
 import textwrap
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -152,3 +154,105 @@ def test_uv_args_command_prints_flags_or_usage() -> None:
     good = subprocess.run([sys.executable, str(script), "uv-args"], capture_output=True, text=True, env=env, check=True)
     assert "--find-links /some/wheels" in good.stdout
     assert good.stdout.rstrip().endswith("--index-strategy unsafe-best-match")
+
+
+class FakeSession:
+    """A nox session that records commands; ``uv export`` writes a lock export, the rest do nothing."""
+
+    def __init__(self, tmp: Path, interpreter: str = "3.11.7 /usr/bin/python3.11") -> None:
+        self.tmp, self.interpreter = tmp, interpreter
+        self.virtualenv = type("Venv", (), {"location": str(tmp / "session-venv")})()
+        self.runs: list[tuple[str, ...]] = []
+        self.logs: list[str] = []
+
+    def run(self, *args: str, **kwargs: object) -> str | None:
+        assert kwargs.get("external") is True, "every stack command runs outside the session's own venv"
+        self.runs.append(args)
+        if args[:2] == ("uv", "export"):
+            Path(args[args.index("--output-file") + 1]).write_text("not-pinned-by-the-stack==1.0\ntorch==1.0\n")
+        return self.interpreter + "\n" if kwargs.get("silent") else None
+
+    def log(self, *args: object, **kwargs: object) -> None:
+        self.logs.append(" ".join(map(str, args)))
+
+    def create_tmp(self) -> str:
+        (self.tmp / "session-tmp").mkdir(exist_ok=True)
+        return str(self.tmp / "session-tmp")
+
+
+TEST_REQUIREMENTS = ("pytest>=9.0", "syrupy>=7.0")
+SOURCES = ["--find-links", "/opt/wheels", "--index-strategy", "unsafe-best-match"]
+
+
+def test_ensure_builds_the_stack_once_and_then_reuses_it(tmp_path: Path) -> None:
+    target, session = tmp_path / "stack", FakeSession(tmp_path)
+    assert stack.ensure(session, TEST_REQUIREMENTS, target=target, sources=SOURCES) == target / "bin"
+    python = str(tmp_path / "session-venv" / "bin" / "python")
+    assert session.runs[0][0] == python, "the interpreter nox resolved is asked for its version"
+    commands = [run[:3] for run in session.runs[1:]]
+    assert commands[:3] == [("uv", "export", "--locked"), ("uv", "venv", "--quiet"), ("uv", "pip", "install")]
+    venv_create, install, touch = session.runs[2], session.runs[3], session.runs[4]
+    assert venv_create[venv_create.index("--python") + 1] == python
+    assert [*SOURCES, *stack.INSTALL_FLAGS] == list(install[5 : 5 + len(SOURCES) + len(stack.INSTALL_FLAGS)])
+    assert set(TEST_REQUIREMENTS) <= set(install)
+    editable = [install[i + 1] for i, arg in enumerate(install) if arg == "-e"]
+    assert editable == list(stack.PACKAGES)
+    assert "tinyBenchmarks.pkl" in touch[-1]
+    constraints = [Path(install[i + 1]) for i, arg in enumerate(install) if arg == "-c"]
+    assert constraints[0] == stack.CONSTRAINTS
+    assert constraints[1].read_text() == "not-pinned-by-the-stack==1.0\n", "what the stack pins is left to the stack"
+    assert [p.name for p in target.iterdir() if p.name.startswith(".evaljig-stack-")] != []
+
+    again = FakeSession(tmp_path)
+    assert stack.ensure(again, TEST_REQUIREMENTS, target=target, sources=SOURCES) == target / "bin"
+    assert len(again.runs) == 1, "a current stack only asks the interpreter"
+    assert "lighteval stack is current" in again.logs[0]
+
+
+@pytest.mark.parametrize(
+    ("interpreter", "requirements", "sources"),
+    [
+        ("3.11.9 /usr/bin/python3.11", TEST_REQUIREMENTS, SOURCES),
+        ("3.11.7 /usr/bin/python3.11", (*TEST_REQUIREMENTS, "vcrpy>=9.4"), SOURCES),
+        ("3.11.7 /usr/bin/python3.11", TEST_REQUIREMENTS, ["--index-strategy", "unsafe-best-match"]),
+    ],
+)
+def test_ensure_rebuilds_when_the_interpreter_test_requirements_or_sources_change(
+    tmp_path: Path, interpreter: str, requirements: tuple[str, ...], sources: list[str]
+) -> None:
+    target = tmp_path / "stack"
+    stack.ensure(FakeSession(tmp_path), TEST_REQUIREMENTS, target=target, sources=SOURCES)
+    changed = FakeSession(tmp_path, interpreter)
+    stack.ensure(changed, requirements, target=target, sources=sources)
+    assert any(run[:3] == ("uv", "pip", "install") for run in changed.runs)
+    assert len([p for p in target.iterdir() if p.name.startswith(".evaljig-stack-")]) == 1
+
+
+def test_stack_env_puts_the_stack_first_on_path(tmp_path: Path) -> None:
+    bin_dir = tmp_path / "stack" / "bin"
+    env = stack.stack_env(bin_dir, {"EVALJIG_RUN": "r"}, {"PATH": "/usr/bin:/bin", "HOME": "/home/x"})
+    assert env == {
+        "EVALJIG_RUN": "r",
+        "PATH": os.pathsep.join([str(bin_dir), "/usr/bin:/bin"]),
+        "VIRTUAL_ENV": str(tmp_path / "stack"),
+    }
+
+
+def test_stale_stack_session_folders_without_a_python_are_dropped(tmp_path: Path) -> None:
+    (tmp_path / "lighteval" / "tmp").mkdir(parents=True)  # from when the session ran without a venv
+    (tmp_path / "regen" / "bin").mkdir(parents=True)
+    (tmp_path / "regen" / "bin" / "python").write_text("")
+    (tmp_path / "tests-3-11").mkdir()
+    stack.drop_stale_session_dirs(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["regen", "tests-3-11"]
+    stack.drop_stale_session_dirs(tmp_path / "missing")  # no .nox yet: nothing to do
+
+
+def test_the_test_group_is_the_one_list_of_test_requirements() -> None:
+    """dev includes the ``test`` group (what the wheels session and the stack install) instead of repeating it."""
+    groups = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["dependency-groups"]
+    assert {"include-group": "test"} in groups["dev"]
+    test_names = {re.split(r"[<>=!~ ;\[]", r, maxsplit=1)[0] for r in groups["test"]}
+    dev_names = {re.split(r"[<>=!~ ;\[]", r, maxsplit=1)[0] for r in groups["dev"] if isinstance(r, str)}
+    assert test_names >= {"pytest", "pytest-xdist", "pytest-socket", "syrupy"}
+    assert test_names.isdisjoint(dev_names)
