@@ -32,7 +32,7 @@ def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
 def served_url() -> Iterator[str]:
     """A gateway started the way a user starts one, in its own process; its ready line gives the URL."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "evaljig_gateway.cli", "serve", "--port", "0"],
+        [sys.executable, "-m", "evaljig_gateway", "serve", "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -125,7 +125,7 @@ def fake_lighteval(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize("source", SOURCES.values())
 def test_task_module_prompts_and_the_gateway_answer_key_agree(source: str, tmp_path: Path) -> None:
     """Each prompt the task module renders gets exactly its own answer from the gateway's answer key."""
-    from evaljig_gateway.content import AnswerKey
+    from evaljig_gateway import AnswerKey
 
     zip_path = tmp_path / "package.zip"
     zip_path.write_bytes(package_bytes(load_dataset_source(source)))

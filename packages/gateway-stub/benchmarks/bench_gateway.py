@@ -185,7 +185,7 @@ def main() -> int:
         return _abuser_main(args.abuser, args.seconds, args.stalled)
 
     server = subprocess.Popen(
-        [sys.executable, "-m", "evaljig_gateway.cli", "serve", "--port", "0", "--journal-capacity", "10000"],
+        [sys.executable, "-m", "evaljig_gateway", "serve", "--port", "0", "--journal-capacity", "10000"],
         stdout=subprocess.PIPE,
         text=True,
         preexec_fn=lambda: _pin(0),

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from evaljig_gateway import Behaviour, behaviour_for, behaviour_table_markdown
-from evaljig_gateway.behaviours import ALWAYS
+from evaljig_gateway._behaviours import ALWAYS
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ from .conftest import CHAT
 
 def _serve(*args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "evaljig_gateway.cli", "serve", "--port", "0", *args],
+        [sys.executable, "-m", "evaljig_gateway", "serve", "--port", "0", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -56,7 +56,7 @@ def test_bad_answer_key_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_behaviours_command() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "evaljig_gateway.cli", "behaviours"], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "evaljig_gateway", "behaviours"], capture_output=True, text=True, check=True
     ).stdout
     assert "`always-fail`" in out
 

@@ -9,6 +9,6 @@ from testkit.cli import run_with_full_stdout
 
 @pytest.mark.parametrize("command", [["behaviours"], ["serve", "--port", "0"]])
 def test_stdout_to_dev_full_is_one_line_exit_2(command: list[str]) -> None:
-    proc = run_with_full_stdout("evaljig_gateway.cli", *command)
+    proc = run_with_full_stdout("evaljig_gateway", *command)
     assert proc.returncode == 2
     assert proc.stderr == "evaljig-gateway: output: No space left on device\n"

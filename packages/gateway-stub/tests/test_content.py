@@ -4,12 +4,11 @@ import math
 
 import pytest
 
-from evaljig_gateway import content
-from evaljig_gateway.content import AnswerKey
+from evaljig_gateway import AnswerKey, _content
 
 
 def test_tokenizer_splits_words_and_punctuation() -> None:
-    assert content.tokenize("Hello, wörld! 42") == ["Hello", ",", "wörld", "!", "42"]
+    assert _content.tokenize("Hello, wörld! 42") == ["Hello", ",", "wörld", "!", "42"]
 
 
 @pytest.mark.parametrize(
@@ -22,7 +21,7 @@ def test_tokenizer_splits_words_and_punctuation() -> None:
     ],
 )
 def test_truncate(text: str, max_tokens: int | None, stop: list[str], expected: tuple[str, str]) -> None:
-    assert content.truncate(text, max_tokens, stop) == expected
+    assert _content.truncate(text, max_tokens, stop) == expected
 
 
 def test_answer_key_prefers_longest_question_and_ignores_whitespace() -> None:
@@ -33,21 +32,21 @@ def test_answer_key_prefers_longest_question_and_ignores_whitespace() -> None:
 
 
 def test_default_answer_is_a_function_of_the_prompt() -> None:
-    assert content.default_answer("a") == content.default_answer("a")
-    assert content.default_answer("a") != content.default_answer("b")
-    assert content.default_answer("a", 0) != content.default_answer("a", 1)
+    assert _content.default_answer("a") == _content.default_answer("a")
+    assert _content.default_answer("a") != _content.default_answer("b")
+    assert _content.default_answer("a", 0) != _content.default_answer("a", 1)
 
 
 def test_embeddings_are_unit_vectors_and_stable() -> None:
-    vec = content.embedding("m", "text", 64)
+    vec = _content.embedding("m", "text", 64)
     assert len(vec) == 64
     assert math.isclose(math.sqrt(sum(v * v for v in vec)), 1.0, rel_tol=1e-6)
-    assert vec == content.embedding("m", "text", 64)
-    assert vec != content.embedding("m", "other", 64)
+    assert vec == _content.embedding("m", "text", 64)
+    assert vec != _content.embedding("m", "other", 64)
 
 
 def test_logprobs_are_valid_and_ranked() -> None:
-    [entry] = content.chat_logprobs(["Paris"], top=3)
+    [entry] = _content.chat_logprobs(["Paris"], top=3)
     assert entry["token"] == "Paris"
     assert -2.501 < entry["logprob"] <= 0
     lps = [alt["logprob"] for alt in entry["top_logprobs"]]
@@ -66,7 +65,7 @@ def test_tool_arguments_follow_the_schema() -> None:
             "tags": {"type": "array", "items": {"type": "string"}},
         },
     }
-    args = content.tool_arguments(schema, "weather in Paris")
+    args = _content.tool_arguments(schema, "weather in Paris")
     assert set(args) == {"city", "unit", "days", "detailed", "tags"}
     assert args["unit"] == "celsius"
     assert isinstance(args["days"], int)

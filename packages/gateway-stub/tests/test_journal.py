@@ -7,7 +7,7 @@ import httpx
 import pytest
 
 from evaljig_gateway import Gateway, Journal
-from evaljig_gateway.journal import DEFAULT_BODY_BYTES
+from evaljig_gateway._journal import DEFAULT_BODY_BYTES
 
 from .conftest import CHAT
 

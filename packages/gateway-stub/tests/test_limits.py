@@ -14,8 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
-from evaljig_gateway import Gateway, Limits, content
-from evaljig_gateway.work import drain
+from evaljig_gateway import Gateway, Limits, _content
+from evaljig_gateway._work import drain
 
 from .conftest import CHAT
 
@@ -91,7 +91,7 @@ def test_limits_must_be_positive_integers(field: str, value: int) -> None:
 
 def test_serve_refuses_a_bad_limit_in_one_line() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "evaljig_gateway.cli", "serve", "--max-choices", "0"],
+        [sys.executable, "-m", "evaljig_gateway", "serve", "--max-choices", "0"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -106,15 +106,15 @@ def test_stepwise_work_gives_the_same_results(seed: int) -> None:
     alphabet = ["word", "x", " ", "\n", "\t", ",", "é", "__", "9", "  "]
     spaced = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 60_000)))
     text = spaced + "y" * rng.randrange(0, 40_000)  # one long word: no whitespace to cut at
-    assert drain(content.count_tokens_work(text)) == len(content.tokenize(text))
-    steps = sum(1 for _ in content.count_tokens_work(text))
-    assert steps >= len(spaced) // (2 * content.TEXT_STEP)  # it really yields on long text
+    assert drain(_content.count_tokens_work(text)) == len(_content.tokenize(text))
+    steps = sum(1 for _ in _content.count_tokens_work(text))
+    assert steps >= len(spaced) // (2 * _content.TEXT_STEP)  # it really yields on long text
     short = text[:3000]
-    matches = list(content.TOKEN.finditer(short))
-    logprobs = content.completion_logprobs(short, 2, offset=5)
+    matches = list(_content.TOKEN.finditer(short))
+    logprobs = _content.completion_logprobs(short, 2, offset=5)
     assert logprobs["tokens"] == [m.group() for m in matches]
     assert logprobs["text_offset"] == [5 + m.start() for m in matches]
-    assert logprobs["token_logprobs"] == [content.token_logprob(m.group(), i) for i, m in enumerate(matches)]
+    assert logprobs["token_logprobs"] == [_content.token_logprob(m.group(), i) for i, m in enumerate(matches)]
 
 
 def _status(base: str) -> dict[str, Any]:
@@ -142,7 +142,7 @@ def test_a_heavy_request_in_flight_does_not_block_others(tmp_path: Any) -> None:
     """With the limit raised, the 32.8M-float request runs; others are answered while it is known to run."""
     journal = tmp_path / "calls.jsonl"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "evaljig_gateway.cli", "serve", "--port", "0", "--journal", str(journal),
+        [sys.executable, "-m", "evaljig_gateway", "serve", "--port", "0", "--journal", str(journal),
          "--max-embedding-values", "40000000"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -1,21 +1,22 @@
 """evaljig-gateway: a fast, deterministic, local OpenAI-compatible gateway for tests.
 
-Behaviour is chosen by the model name (see ``behaviours.BEHAVIOUR_TABLE``), content is a
-pure function of the request, and every call is journaled.
+Behaviour is chosen by the model name (see ``BEHAVIOUR_TABLE``), content is a pure function
+of the request, and every call is journaled. Start it with :class:`Gateway` (a context
+manager), the ``gateway`` pytest fixture (registered by installing this package) or the
+``evaljig-gateway`` command; :class:`GatewayApp` (with its :class:`Journal`) is the ASGI app
+for your own server.
 """
 
-from evaljig_gateway.answers import AnswerKeyError, load_answer_key
-from evaljig_gateway.app import DEFAULT_MAX_BODY_BYTES, DEFAULT_RETRY_AFTER_MS, GatewayApp
-from evaljig_gateway.behaviours import BEHAVIOUR_TABLE, Behaviour, behaviour_for, behaviour_table_markdown
-from evaljig_gateway.content import AnswerKey
-from evaljig_gateway.journal import Call, Journal
-from evaljig_gateway.limits import Limits
-from evaljig_gateway.server import Gateway, GatewayStartError
+from evaljig_gateway._answers import AnswerKeyError, load_answer_key
+from evaljig_gateway._app import GatewayApp
+from evaljig_gateway._behaviours import BEHAVIOUR_TABLE, Behaviour, behaviour_for, behaviour_table_markdown
+from evaljig_gateway._content import AnswerKey
+from evaljig_gateway._journal import Call, Journal
+from evaljig_gateway._limits import Limits
+from evaljig_gateway._server import Gateway, GatewayStartError
 
 __all__ = [
     "BEHAVIOUR_TABLE",
-    "DEFAULT_MAX_BODY_BYTES",
-    "DEFAULT_RETRY_AFTER_MS",
     "AnswerKey",
     "AnswerKeyError",
     "Behaviour",

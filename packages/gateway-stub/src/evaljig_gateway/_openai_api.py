@@ -7,12 +7,12 @@ from typing import Any
 
 import orjson
 
-from evaljig_gateway import content, validation
-from evaljig_gateway.behaviours import BEHAVIOUR_TABLE
-from evaljig_gateway.errors import GatewayError, invalid, missing
-from evaljig_gateway.limits import Limits, check_product
-from evaljig_gateway.replies import Reply, assembled_json, json_reply, sse_reply_work
-from evaljig_gateway.work import Work
+from evaljig_gateway import _content, _validation
+from evaljig_gateway._behaviours import BEHAVIOUR_TABLE
+from evaljig_gateway._errors import GatewayError, invalid, missing
+from evaljig_gateway._limits import Limits, check_product
+from evaljig_gateway._replies import Reply, assembled_json, json_reply, sse_reply_work
+from evaljig_gateway._work import Work
 
 SYSTEM_FINGERPRINT = "fp_evaljig"
 DEFAULT_EMBEDDING_DIMENSIONS = 1536
@@ -29,12 +29,12 @@ class Request:
     raw: bytes
     body: dict[str, Any]
     model: str
-    answers: content.AnswerKey
+    answers: _content.AnswerKey
     limits: Limits
 
     @property
     def digest(self) -> str:
-        return content.digest(self.raw)
+        return _content.digest(self.raw)
 
 
 def _usage(prompt_tokens: int, completion_tokens: int) -> dict[str, Any]:
@@ -47,7 +47,7 @@ def _usage(prompt_tokens: int, completion_tokens: int) -> dict[str, Any]:
 
 def _answer(known: str | None, prompt: str, index: int) -> str:
     """The answer key's answer (looked up once per prompt) or the prompt-derived one for choice ``index``."""
-    return known if known is not None else content.default_answer(prompt, index)
+    return known if known is not None else _content.default_answer(prompt, index)
 
 
 def _check_tokens(req: Request, n: int, max_tokens: int | None, param: str) -> None:
@@ -61,23 +61,23 @@ def _check_tokens(req: Request, n: int, max_tokens: int | None, param: str) -> N
 
 def chat_completions(req: Request) -> Work[Reply]:
     body = req.body
-    messages = validation.messages_of(body)
-    validation.sampling(body)
-    n = validation.optional_int(body, "n", 1, 128) or 1
+    messages = _validation.messages_of(body)
+    _validation.sampling(body)
+    n = _validation.optional_int(body, "n", 1, 128) or 1
     tokens_param = "max_completion_tokens"
-    max_tokens = validation.optional_int(body, tokens_param, 1, 1_000_000)
+    max_tokens = _validation.optional_int(body, tokens_param, 1, 1_000_000)
     if max_tokens is None:
         tokens_param = "max_tokens"
-        max_tokens = validation.optional_int(body, tokens_param, 1, 1_000_000)
+        max_tokens = _validation.optional_int(body, tokens_param, 1, 1_000_000)
     _check_tokens(req, n, max_tokens, tokens_param)
-    stop = validation.stop_list(body)
-    stream = validation.optional_bool(body, "stream")
-    want_logprobs = validation.optional_bool(body, "logprobs")
-    top = validation.optional_int(body, "top_logprobs", 0, 20)
+    stop = _validation.stop_list(body)
+    stream = _validation.optional_bool(body, "stream")
+    want_logprobs = _validation.optional_bool(body, "logprobs")
+    top = _validation.optional_int(body, "top_logprobs", 0, 20)
     if top is not None and not want_logprobs:
         raise invalid("top_logprobs", "requires 'logprobs' to be true")
-    tools = validation.tools_of(body)
-    tool = validation.tool_choice_of(body, tools)
+    tools = _validation.tools_of(body)
+    tool = _validation.tool_choice_of(body, tools)
     if messages[-1].get("role") == "tool":
         tool = None  # the tool answered: finish the turn with text, as an agent loop expects
     options = body.get("stream_options")
@@ -85,8 +85,8 @@ def chat_completions(req: Request) -> Work[Reply]:
         raise invalid("stream_options", "is only allowed with 'stream': true and must be an object")
     include_usage = bool(options and options.get("include_usage"))
 
-    prompt = "\n".join(content.message_text(m.get("content")) for m in messages)
-    prompt_tokens = yield from content.count_tokens_work(prompt)
+    prompt = "\n".join(_content.message_text(m.get("content")) for m in messages)
+    prompt_tokens = yield from _content.count_tokens_work(prompt)
     known = req.answers.lookup(prompt)
     digest = req.digest
     choices: list[dict[str, Any]] = []
@@ -95,14 +95,14 @@ def chat_completions(req: Request) -> Work[Reply]:
         yield
         if tool is not None:
             call = _tool_call(tool, prompt, digest, index)
-            completion_tokens += content.count_tokens(call["function"]["arguments"])
+            completion_tokens += _content.count_tokens(call["function"]["arguments"])
             message = {"role": "assistant", "content": None, "tool_calls": [call], "refusal": None}
             choices.append({"index": index, "message": message, "logprobs": None, "finish_reason": "tool_calls"})
             continue
-        text, finish = content.truncate(_answer(known, prompt, index), max_tokens, stop)
-        completion_tokens += content.count_tokens(text)
+        text, finish = _content.truncate(_answer(known, prompt, index), max_tokens, stop)
+        completion_tokens += _content.count_tokens(text)
         logprobs = (
-            {"content": content.chat_logprobs(content.pieces(text), top or 0), "refusal": None}
+            {"content": _content.chat_logprobs(_content.pieces(text), top or 0), "refusal": None}
             if want_logprobs
             else None
         )
@@ -112,7 +112,7 @@ def chat_completions(req: Request) -> Work[Reply]:
     head = {
         "id": f"chatcmpl-{digest[:24]}",
         "object": "chat.completion",
-        "created": content.created_from(digest),
+        "created": _content.created_from(digest),
         "model": req.model,
         "system_fingerprint": SYSTEM_FINGERPRINT,
     }
@@ -134,7 +134,7 @@ def _dumped(items: list[dict[str, Any]]) -> Work[list[bytes]]:
 
 
 def _tool_call(tool: dict[str, Any], prompt: str, digest: str, index: int) -> dict[str, Any]:
-    arguments = content.tool_arguments(tool.get("parameters") or {"type": "object"}, prompt)
+    arguments = _content.tool_arguments(tool.get("parameters") or {"type": "object"}, prompt)
     return {
         "id": f"call_{digest[24 + index % 8 : 48 + index % 8]}",
         "type": "function",
@@ -166,7 +166,7 @@ def _chat_chunks(
             deltas.append(({"tool_calls": [args]}, None))
         else:
             logprobs = (choice["logprobs"] or {}).get("content")
-            for i, piece in enumerate(content.pieces(message["content"])):
+            for i, piece in enumerate(_content.pieces(message["content"])):
                 lp = {"content": [logprobs[i]], "refusal": None} if logprobs and i < len(logprobs) else None
                 deltas.append(({"content": piece}, lp))
         for delta, lp in deltas:
@@ -203,36 +203,36 @@ def completions(req: Request) -> Work[Reply]:
         prompts = list(prompt_field)
     else:
         raise invalid("prompt", "must be a string or a non-empty array of strings")
-    validation.sampling(body)
-    n = validation.optional_int(body, "n", 1, 128) or 1
-    max_tokens = validation.optional_int(body, "max_tokens", 0, 1_000_000)
+    _validation.sampling(body)
+    n = _validation.optional_int(body, "n", 1, 128) or 1
+    max_tokens = _validation.optional_int(body, "max_tokens", 0, 1_000_000)
     if max_tokens is None:
         max_tokens = 16  # OpenAI's default for the legacy endpoint
     what = f"prompts x n ({len(prompts)} x {n})"
     check_product("n" if n > 1 else "prompt", what, len(prompts) * n, req.limits.max_choices, "--max-choices")
     _check_tokens(req, n, max_tokens, "max_tokens")
-    stop = validation.stop_list(body)
-    stream = validation.optional_bool(body, "stream")
-    echo = validation.optional_bool(body, "echo")
-    top = validation.optional_int(body, "logprobs", 0, 5)
+    stop = _validation.stop_list(body)
+    stream = _validation.optional_bool(body, "stream")
+    echo = _validation.optional_bool(body, "echo")
+    top = _validation.optional_int(body, "logprobs", 0, 5)
 
     digest = req.digest
     choices: list[dict[str, Any]] = []
     prompt_tokens = completion_tokens = 0
     for p_index, prompt in enumerate(prompts):
-        prompt_tokens += yield from content.count_tokens_work(prompt)
+        prompt_tokens += yield from _content.count_tokens_work(prompt)
         known = req.answers.lookup(prompt)
         for k in range(n):
             yield
-            text, finish = content.truncate(_answer(known, prompt, k), max_tokens, stop)
-            completion_tokens += content.count_tokens(text)
+            text, finish = _content.truncate(_answer(known, prompt, k), max_tokens, stop)
+            completion_tokens += _content.count_tokens(text)
             full = prompt + text if echo else text
-            logprobs = (yield from content.completion_logprobs_work(full, top)) if top is not None else None
+            logprobs = (yield from _content.completion_logprobs_work(full, top)) if top is not None else None
             choices.append({"text": full, "index": p_index * n + k, "logprobs": logprobs, "finish_reason": finish})
     head = {
         "id": f"cmpl-{digest[:24]}",
         "object": "text_completion",
-        "created": content.created_from(digest),
+        "created": _content.created_from(digest),
         "model": req.model,
         "system_fingerprint": SYSTEM_FINGERPRINT,
     }
@@ -258,7 +258,7 @@ def embeddings(req: Request) -> Work[Reply]:
     if raw_input is None:
         raise missing("input")
     items = _embedding_items(raw_input)
-    dims = validation.optional_int(body, "dimensions", 1, MAX_EMBEDDING_DIMENSIONS) or DEFAULT_EMBEDDING_DIMENSIONS
+    dims = _validation.optional_int(body, "dimensions", 1, MAX_EMBEDDING_DIMENSIONS) or DEFAULT_EMBEDDING_DIMENSIONS
     what = f"inputs x dimensions ({len(items)} x {dims})"
     limit = req.limits.max_embedding_values
     check_product("input", what, len(items) * dims, limit, "--max-embedding-values")
@@ -268,9 +268,9 @@ def embeddings(req: Request) -> Work[Reply]:
     data: list[bytes] = []  # serialized one by one, so no single dump holds the loop
     tokens = 0
     for index, item in enumerate(items):
-        vector = yield from content.embedding_work(req.model, item, dims)
-        tokens += (yield from content.count_tokens_work(item)) if isinstance(item, str) else len(item)
-        value: Any = content.encode_base64_floats(vector) if fmt == "base64" else vector
+        vector = yield from _content.embedding_work(req.model, item, dims)
+        tokens += (yield from _content.count_tokens_work(item)) if isinstance(item, str) else len(item)
+        value: Any = _content.encode_base64_floats(vector) if fmt == "base64" else vector
         data.append(orjson.dumps({"object": "embedding", "index": index, "embedding": value}))
     usage = {"prompt_tokens": tokens, "total_tokens": tokens}
     return Reply(200, assembled_json({"object": "list"}, "data", data, {"model": req.model, "usage": usage}))
@@ -297,7 +297,7 @@ def _embedding_items(raw: Any) -> list[Any]:
 
 
 def _model_object(name: str) -> dict[str, Any]:
-    return {"id": name, "object": "model", "created": content.CREATED_BASE, "owned_by": MODELS_OWNER}
+    return {"id": name, "object": "model", "created": _content.CREATED_BASE, "owned_by": MODELS_OWNER}
 
 
 def list_models() -> Reply:
@@ -305,7 +305,7 @@ def list_models() -> Reply:
 
 
 def retrieve_model(name: str) -> Reply:
-    """Every name exists: the name *is* the behaviour (see ``behaviours``)."""
+    """Every name exists: the name *is* the behaviour (see ``_behaviours``)."""
     return json_reply(_model_object(name))
 
 
@@ -322,23 +322,23 @@ def responses(req: Request) -> Work[Reply]:
     if raw_input is None:
         raise missing("input")
     prompt = _responses_prompt(raw_input)
-    if validation.optional_bool(body, "stream"):
+    if _validation.optional_bool(body, "stream"):
         raise GatewayError(400, "Streaming is not supported on /v1/responses by this gateway.", param="stream")
     instructions = body.get("instructions")
     if instructions is not None and not isinstance(instructions, str):
         raise invalid("instructions", "must be a string")
-    max_tokens = validation.optional_int(body, "max_output_tokens", 1, 1_000_000)
-    validation.sampling(body)
+    max_tokens = _validation.optional_int(body, "max_output_tokens", 1, 1_000_000)
+    _validation.sampling(body)
     full_prompt = f"{instructions}\n{prompt}" if instructions else prompt
-    text, finish = content.truncate(_answer(req.answers.lookup(full_prompt), full_prompt, 0), max_tokens, [])
+    text, finish = _content.truncate(_answer(req.answers.lookup(full_prompt), full_prompt, 0), max_tokens, [])
     digest = req.digest
-    input_tokens = yield from content.count_tokens_work(full_prompt)
-    output_tokens = content.count_tokens(text)
+    input_tokens = yield from _content.count_tokens_work(full_prompt)
+    output_tokens = _content.count_tokens(text)
     return json_reply(
         {
             "id": f"resp_{digest[:32]}",
             "object": "response",
-            "created_at": content.created_from(digest),
+            "created_at": _content.created_from(digest),
             "status": "completed" if finish == "stop" else "incomplete",
             "incomplete_details": None if finish == "stop" else {"reason": "max_output_tokens"},
             "error": None,
@@ -377,6 +377,6 @@ def _responses_prompt(raw: Any) -> str:
         for i, item in enumerate(raw):
             if not isinstance(item, dict) or "content" not in item:
                 raise invalid(f"input[{i}]", "must be a message object with 'role' and 'content'")
-            parts.append(content.message_text(item["content"]))
+            parts.append(_content.message_text(item["content"]))
         return "\n".join(parts)
     raise invalid("input", "must be a string or a non-empty array of input messages")

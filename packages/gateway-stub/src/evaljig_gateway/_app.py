@@ -15,22 +15,20 @@ from urllib.parse import parse_qs
 
 import orjson
 
-from evaljig_gateway import openai_api, validation
-from evaljig_gateway.behaviours import behaviour_for
-from evaljig_gateway.content import AnswerKey
-from evaljig_gateway.errors import GatewayError
-from evaljig_gateway.journal import Call, Journal, call_json
-from evaljig_gateway.limits import Limits
-from evaljig_gateway.replies import Reply, assembled_json, json_reply
-from evaljig_gateway.work import Work
+from evaljig_gateway import _openai_api, _validation
+from evaljig_gateway._behaviours import behaviour_for
+from evaljig_gateway._content import AnswerKey
+from evaljig_gateway._errors import GatewayError
+from evaljig_gateway._journal import Call, Journal, call_json
+from evaljig_gateway._limits import Limits
+from evaljig_gateway._replies import Reply, assembled_json, json_reply
+from evaljig_gateway._work import Work
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
-#: Requests with a larger body are refused with 413 before the body is read.
-DEFAULT_MAX_BODY_BYTES = Limits().max_body_bytes
 #: Sent as ``retry-after-ms`` on 429/500 so SDK retries (which honour it) take milliseconds.
 DEFAULT_RETRY_AFTER_MS = 1
 
@@ -44,11 +42,11 @@ WORK_SLICE_S = 0.001
 #: The share of the gateway's time all heavy requests together may take (after their first slice).
 HEAVY_SHARE = 0.25
 
-_MODEL_ROUTES: dict[str, Callable[[openai_api.Request], Work[Reply]]] = {
-    "/v1/chat/completions": openai_api.chat_completions,
-    "/v1/completions": openai_api.completions,
-    "/v1/embeddings": openai_api.embeddings,
-    "/v1/responses": openai_api.responses,
+_MODEL_ROUTES: dict[str, Callable[[_openai_api.Request], Work[Reply]]] = {
+    "/v1/chat/completions": _openai_api.chat_completions,
+    "/v1/completions": _openai_api.completions,
+    "/v1/embeddings": _openai_api.embeddings,
+    "/v1/responses": _openai_api.responses,
 }
 
 
@@ -61,7 +59,7 @@ NO_ANSWER = 499
 
 
 class GatewayApp:
-    """OpenAI-compatible ASGI app; see ``behaviours`` for what each model name does."""
+    """OpenAI-compatible ASGI app; see ``_behaviours`` for what each model name does."""
 
     def __init__(
         self,
@@ -115,9 +113,9 @@ class GatewayApp:
             if handler is not None:
                 if method != "POST":
                     raise GatewayError(405, f"Method {method} is not allowed on {path}; use POST.")
-                body = validation.require_object(_parse_json(raw))
-                model = validation.model_of(body)
-                request = openai_api.Request(raw, body, model, self.answers, self.limits)
+                body = _validation.require_object(_parse_json(raw))
+                model = _validation.model_of(body)
+                request = _openai_api.Request(raw, body, model, self.answers, self.limits)
                 reply = await self._drive(handler(request), receive)
                 # counted only once the request is valid: a 400 must not use up fail-once's failure
                 attempt = self.journal.next_attempt(model)
@@ -251,9 +249,9 @@ class GatewayApp:
     def _control(self, method: str, path: str, scope: Scope) -> Work[Reply]:
         """Model listing and the gateway's own ``/_gateway/*`` endpoints."""
         if path == "/v1/models" and method == "GET":
-            return openai_api.list_models()
+            return _openai_api.list_models()
         if path.startswith("/v1/models/") and method == "GET" and len(path) > len("/v1/models/"):
-            return openai_api.retrieve_model(path[len("/v1/models/") :])
+            return _openai_api.retrieve_model(path[len("/v1/models/") :])
         if path == "/_gateway/calls" and method == "GET":
             query = parse_qs(scope.get("query_string", b"").decode(errors="replace"), keep_blank_values=True)
             limit = _limit_of(_first(query, "limit"))
@@ -265,7 +263,7 @@ class GatewayApp:
             self.journal.reset()
             return json_reply({"reset": True})
         if path == "/_gateway/behaviours" and method == "GET":
-            return openai_api.behaviours()
+            return _openai_api.behaviours()
         raise GatewayError(404, f"Unknown path {method} {path}.")
 
     def _calls_reply(self, calls: Iterable[Call]) -> Work[Reply]:

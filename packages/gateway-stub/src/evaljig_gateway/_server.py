@@ -12,12 +12,12 @@ from typing import Self
 
 import uvicorn
 
-from evaljig_gateway.answers import load_answer_key
-from evaljig_gateway.app import DEFAULT_RETRY_AFTER_MS, GatewayApp
-from evaljig_gateway.content import AnswerKey
-from evaljig_gateway.headers import bounded_protocol
-from evaljig_gateway.journal import DEFAULT_BODY_BYTES, DEFAULT_CAPACITY, DEFAULT_MAX_BYTES, Call, Journal
-from evaljig_gateway.limits import Limits
+from evaljig_gateway._answers import load_answer_key
+from evaljig_gateway._app import DEFAULT_RETRY_AFTER_MS, GatewayApp
+from evaljig_gateway._content import AnswerKey
+from evaljig_gateway._headers import bounded_protocol
+from evaljig_gateway._journal import DEFAULT_BODY_BYTES, DEFAULT_CAPACITY, DEFAULT_MAX_BYTES, Call, Journal
+from evaljig_gateway._limits import Limits
 
 LOOPBACK = "127.0.0.1"
 _START_TIMEOUT_S = 20.0

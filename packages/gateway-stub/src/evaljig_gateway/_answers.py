@@ -7,7 +7,7 @@ from pathlib import Path
 
 import orjson
 
-from evaljig_gateway.content import AnswerKey
+from evaljig_gateway._content import AnswerKey
 
 
 class AnswerKeyError(ValueError):

@@ -17,7 +17,7 @@ import struct
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from evaljig_gateway.work import Work, drain
+from evaljig_gateway._work import Work, drain
 
 TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 _SPACES = re.compile(r"\s+")

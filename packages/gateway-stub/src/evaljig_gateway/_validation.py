@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evaljig_gateway.errors import GatewayError, invalid, missing
+from evaljig_gateway._errors import GatewayError, invalid, missing
 
 _ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
 #: Deepest ``properties``/``items`` nesting a tool schema may have; answering follows it, and orjson

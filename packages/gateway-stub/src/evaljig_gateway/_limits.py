@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from evaljig_gateway.errors import GatewayError
+from evaljig_gateway._errors import GatewayError
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,12 +12,12 @@ from pathlib import Path
 from types import FrameType
 
 from evaljig_common import one_line_errors
-from evaljig_gateway.answers import AnswerKeyError, load_answer_key
-from evaljig_gateway.app import DEFAULT_RETRY_AFTER_MS
-from evaljig_gateway.behaviours import behaviour_table_markdown
-from evaljig_gateway.journal import DEFAULT_BODY_BYTES, DEFAULT_CAPACITY, DEFAULT_MAX_BYTES
-from evaljig_gateway.limits import Limits
-from evaljig_gateway.server import LOOPBACK, Gateway, GatewayStartError
+from evaljig_gateway._answers import AnswerKeyError, load_answer_key
+from evaljig_gateway._app import DEFAULT_RETRY_AFTER_MS
+from evaljig_gateway._behaviours import behaviour_table_markdown
+from evaljig_gateway._journal import DEFAULT_BODY_BYTES, DEFAULT_CAPACITY, DEFAULT_MAX_BYTES
+from evaljig_gateway._limits import Limits
+from evaljig_gateway._server import LOOPBACK, Gateway, GatewayStartError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -35,7 +35,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--journal-body-bytes", type=int, default=DEFAULT_BODY_BYTES, help="longer bodies are kept truncated"
     )
-    for limit in fields(Limits):  # --max-body-bytes, --max-embedding-values, ...: see limits.Limits
+    for limit in fields(Limits):  # --max-body-bytes, --max-embedding-values, ...: see _limits.Limits
         serve.add_argument(
             "--" + limit.name.replace("_", "-"),
             type=int,
@@ -94,7 +94,3 @@ def _serve(args: argparse.Namespace) -> int:
     dropped = f"; the journal dropped its {gateway.dropped} oldest" if gateway.dropped else ""
     print(f"stopped after {gateway.served} call(s){dropped}", flush=True)
     return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())

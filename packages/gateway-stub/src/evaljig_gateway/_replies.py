@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 
-from evaljig_gateway.work import Work
+from evaljig_gateway._work import Work
 
 JSON = b"application/json"
 SSE = b"text/event-stream; charset=utf-8"

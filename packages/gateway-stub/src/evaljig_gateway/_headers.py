@@ -13,9 +13,9 @@ import asyncio
 import orjson
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from evaljig_gateway.errors import GatewayError
-from evaljig_gateway.journal import Journal
-from evaljig_gateway.limits import Limits
+from evaljig_gateway._errors import GatewayError
+from evaljig_gateway._journal import Journal
+from evaljig_gateway._limits import Limits
 
 _STATUS_LINE = b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
 #: A raw head may be this many times ``max_header_bytes`` (it also holds separators) before we stop reading it.

@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from evaljig_gateway.server import Gateway
+    from evaljig_gateway._server import Gateway
 
 
 @pytest.fixture(scope="session")
 def gateway_server() -> Iterator[Gateway]:
     """The worker's gateway; prefer ``gateway``, which is reset for every test."""
-    from evaljig_gateway.server import Gateway
+    from evaljig_gateway._server import Gateway
 
     with Gateway() as gw:
         yield gw
