@@ -89,11 +89,13 @@ def test_a_target_that_is_a_folder_fails_and_leaves_no_temp(tmp_path: Path) -> N
     assert _names(tmp_path) == ["folder"]
 
 
-def test_a_parent_that_is_a_file_fails(tmp_path: Path) -> None:
+def test_a_parent_that_is_a_file_fails_creating_the_parent(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
-    with pytest.raises(NotADirectoryError):
+    with pytest.raises(FileExistsError) as failed:
         write_text_atomic(tmp_path / "file" / "out.txt", "y")
+    assert failed.value.filename == str(tmp_path / "file")
     assert _names(tmp_path) == ["file"]
+    assert (tmp_path / "file").read_text() == "x"
 
 
 def test_the_file_gets_ordinary_permissions(tmp_path: Path) -> None:

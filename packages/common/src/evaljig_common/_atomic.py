@@ -5,10 +5,10 @@ over the target only once complete; on any exception, ``KeyboardInterrupt`` incl
 temporary file is removed and the target is left as it was. A temporary file found later was
 left by a killed process: the reporter lists hidden ``*.tmp`` files as partial writes.
 
-The file is created like any ``open(path, "w")``: mode ``0o666`` less the umask. Missing parent
-folders are created. No fsync: this protects against crashes of the writing process and
-against concurrent readers, not against power loss, and keeps a small write in the tens of
-microseconds.
+The file is created like any ``open(path, "w")``: mode ``0o666`` less the umask. Missing
+parent folders are created first (a parent that is a file fails there, ``FileExistsError``).
+No fsync: this protects against crashes of the writing process and against concurrent
+readers, not against power loss, and keeps a small write in the tens of microseconds.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ _TEXT_MODES = {"w", "wt"}
 
 def _create_sibling(path: Path) -> tuple[int, Path]:
     """A new, exclusively created hidden sibling of ``path``, and its open file descriptor."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     stem = f".{path.name[:_NAME_KEEP]}.{os.getpid()}."
     for _ in range(_ATTEMPTS):
         tmp = path.with_name(f"{stem}{secrets.token_hex(4)}{TMP_SUFFIX}")
@@ -41,10 +42,6 @@ def _create_sibling(path: Path) -> tuple[int, Path]:
             return os.open(tmp, _FLAGS, 0o666), tmp
         except FileExistsError:
             continue
-        except FileNotFoundError:
-            if path.parent.is_dir():
-                raise
-            path.parent.mkdir(parents=True, exist_ok=True)
     raise FileExistsError(f"{path.parent}: no free temporary name for {path.name} after {_ATTEMPTS} tries")
 
 
