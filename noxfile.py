@@ -173,11 +173,19 @@ def report(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def lighteval(session: nox.Session) -> None:
-    """The LEV contract matrix against the real lighteval (pinned, uv-installed in the stack venv)."""
+    """The LEV contract matrix against the real lighteval (pinned, uv-installed in the stack venv).
+
+    lighteval's CLI runs fork from a preload server with torch & co. imported
+    (``EVALJIG_LIGHTEVAL_PRELOAD=0``: exec each one, as the nightly job does); ``--dist loadfile``
+    keeps the cases that import lighteval in-process on one worker.
+    """
     bin_dir = stack.ensure(session, TEST_REQUIREMENTS)
+    preload = [] if os.environ.get("EVALJIG_LIGHTEVAL_PRELOAD") == "0" else [
+        str(bin_dir / "evaljig-config"), "lighteval", "preload", "--"
+    ]
     session.run(
-        str(bin_dir / "pytest"), "packages/config-service/tests/lighteval", "-m", "lighteval", "-n", workers(),
-        "--dist", "worksteal", "-p", "no:cacheprovider", LOOPBACK_ONLY, *session.posargs,
+        *preload, str(bin_dir / "pytest"), "packages/config-service/tests/lighteval", "-m", "lighteval",
+        "-n", workers(), "--dist", "loadfile", "-p", "no:cacheprovider", LOOPBACK_ONLY, *session.posargs,
         env=stack.stack_env(bin_dir, {**report_env(session), "EVALJIG_REQUIRE_LIGHTEVAL": "1"}),
         success_codes=PYTEST_OK, external=True,
     )  # fmt: skip

@@ -19,9 +19,11 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Literal
 
+from evaljig_config._preload import client_argv
 from evaljig_config.child import run_in_group, signals_deferred
 from evaljig_config.errors import ConfigError, RetryBudgetExhausted
 from evaljig_config.lighteval_import import import_lighteval_module
+from evaljig_config.offline import OFFLINE_ENV
 from evaljig_config.run_result import (
     LightEvalRun,
     api_messages,
@@ -34,12 +36,6 @@ from evaljig_config.scrub import MIN_SECRET_LENGTH, scrub_secret, scrub_text
 from evaljig_config.service import LightEvalConfigService
 from evaljig_config.spec import ProviderSpec
 
-OFFLINE_ENV = {
-    "HF_HUB_OFFLINE": "1",
-    "HF_DATASETS_OFFLINE": "1",
-    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-    "TOKENIZERS_PARALLELISM": "false",
-}
 LITELLM_LOGGER = "lighteval.models.endpoints.litellm_model"
 CLI_TIMEOUT_S = 900
 
@@ -153,6 +149,7 @@ def run_cli(
     """``lighteval endpoint litellm`` as a subprocess in a fresh ``run_dir``.
 
     The child leads its own process group, stopped with everything in it on any way out.
+    Under ``evaljig-config lighteval preload`` it is started through the preload server.
     """
     custom_tasks = check_run_inputs(tasks, custom_tasks, max_samples)
     api_key = _api_key(spec)
@@ -164,8 +161,9 @@ def run_cli(
         config, tasks, custom_tasks=custom_tasks, output_dir=run_dir / "out", max_samples=max_samples
     )
     argv[0] = executable
+    env = run_env(run_dir, api_key)
     with _scrubbed_afterwards(run_dir, api_key):
-        returncode = run_in_group(argv, cwd=run_dir, env=run_env(run_dir, api_key), timeout_s=CLI_TIMEOUT_S)
+        returncode = run_in_group(client_argv(argv, env), cwd=run_dir, env=env, timeout_s=CLI_TIMEOUT_S)
     stdout, stderr = _read_text(run_dir / "stdout.txt"), _read_text(run_dir / "stderr.txt")
     if returncode != 0:
         tail = scrub_text("\n".join(stderr.strip().splitlines()[-15:]), api_key)

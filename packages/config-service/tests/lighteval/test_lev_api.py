@@ -1,4 +1,4 @@
-"""The LEV contract matrix: our config service and runners against the real lighteval 0.13.
+"""The LEV contract matrix, cases that use lighteval's Python API (in this worker) — see ``test_lev_cli.py``.
 
 Retry arithmetic pinned here (lighteval 0.13.0, litellm 1.106.2, openai 2.54.0):
 
@@ -43,40 +43,6 @@ pytestmark = pytest.mark.lighteval
 SDK_CALLS_PER_ATTEMPT = 3  # 1 + the OpenAI SDK's 2 retries inside litellm
 EXPECTED_CONFIG = FIXTURES / "configs" / "expected-config.yaml"
 EXPECTED_STDOUT = FIXTURES / "configs" / "expected-cli-stdout.txt"
-
-
-def test_lev_001_cli_happy_path(
-    provider: ProviderSpec, gateway: Gateway, mini_mmlu: Dataset, tmp_path: Path, lev: object, trace: LevTrace
-) -> None:
-    committed = load_provider_spec(FIXTURES / "providers" / "fake-openai.json")
-    assert LightEvalConfigService(committed).render_yaml() == EXPECTED_CONFIG.read_text(encoding="utf-8")
-    gateway.set_answers(mini_mmlu.answer_key)
-
-    run = trace.cli(provider, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "run")
-
-    assert run.stdout_table == EXPECTED_STDOUT.read_text(encoding="utf-8")
-    assert 0 < run.scores[mini_mmlu.task]["em"] < 1
-    calls = gateway.calls()
-    assert len(calls) == mini_mmlu.rows  # exactly one call per sample: no retries, no cache
-    assert [c.status for c in calls] == [200] * mini_mmlu.rows
-    assert [c.attempt for c in calls] == list(range(1, mini_mmlu.rows + 1))  # the gateway's per-model count
-    assert_no_secret(run.run_dir)
-    lev("LEV-001", calls=len(calls), em=run.scores[mini_mmlu.task]["em"])  # type: ignore[operator]
-
-
-def test_lev_002_cli_retry_path(
-    provider: ProviderSpec, gateway: Gateway, mini_mmlu: Dataset, tmp_path: Path, lev: object, trace: LevTrace
-) -> None:
-    gateway.set_answers(mini_mmlu.answer_key)
-    flaky = provider.with_model("openai/fail-once-gpt-stub")
-
-    run = trace.cli(flaky, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "run")
-
-    statuses = [c.status for c in gateway.calls()]
-    assert statuses == [500] + [200] * mini_mmlu.rows  # the one failure is retried by the SDK
-    assert run.empty_requests == 0
-    assert run.stdout_table == EXPECTED_STDOUT.read_text(encoding="utf-8")  # same scores as the happy path
-    lev("LEV-002", calls=len(statuses), failures=statuses.count(500))  # type: ignore[operator]
 
 
 def test_lev_003_python_api_failure(
