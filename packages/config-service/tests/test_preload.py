@@ -21,7 +21,7 @@ import pytest
 
 from evaljig_config import _preload_client
 from evaljig_config._preload import SERVER_ENV, client_argv, serving
-from evaljig_config._preload_server import env_differences
+from evaljig_config._preload_server import _recording_env_lookups, env_differences
 from evaljig_config.child import run_in_group, stop_process_group
 from evaljig_config.cli import main as cli_main
 
@@ -231,3 +231,25 @@ def test_the_cli_says_in_one_line_when_the_command_is_missing_or_absent(
     assert "no-such-command: cannot run" in capsys.readouterr().err
     assert cli_main(["lighteval", "preload"]) == 2
     assert "give the command to run after --" in capsys.readouterr().err
+
+
+def test_lookups_are_told_apart_from_scans_of_the_whole_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HOME", "/somewhere")
+    with _recording_env_lookups() as looked_up:
+        dict(os.environ)  # a prefix scan, as tqdm and fsspec do on import
+        list(os.environ.items())
+        assert "HF_HOME" not in looked_up
+        os.environ.get("HF_HOME")
+        _ = "EVALJIG_UNSET_KEY" in os.environ
+    assert looked_up == {"HF_HOME", "EVALJIG_UNSET_KEY"}
+
+
+def test_a_preload_that_looks_up_a_per_run_key_refuses_every_run(
+    script: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "reads_hf_home.py").write_text("import os\nCACHE = os.environ.get('HF_HOME')\n", encoding="utf-8")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    with serving(modules=["fractions", "reads_hf_home"]) as env:
+        code, seen, stderr = _run(script, env, tmp_path / "run")
+    assert (code, seen["preloaded"]) == (0, False)
+    assert "preloading imported or looked up $HF_HOME" in stderr

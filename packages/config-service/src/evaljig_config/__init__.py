@@ -7,8 +7,8 @@ from evaljig_config.atomic import write_bytes_atomic, write_text_atomic
 from evaljig_config.errors import ConfigError, LightEvalUnavailable, RetryBudgetExhausted
 from evaljig_config.factory import LiteLLMFactory
 from evaljig_config.lighteval_import import lighteval_available
-from evaljig_config.run_result import LightEvalRun
 from evaljig_config.offline import OFFLINE_ENV
+from evaljig_config.run_result import LightEvalRun
 from evaljig_config.runners import run_cli, run_python
 from evaljig_config.service import LIGHTEVAL_MODEL_KEYS, LightEvalConfigService, check_config_path
 from evaljig_config.spec import (

@@ -10,8 +10,8 @@ those read per-run settings (``HF_HOME``, the working directory) at import time.
 Faithfulness is guarded, not assumed:
 
 * only :data:`PRELOAD_MODULES` are imported, and the server refuses every run if importing
-  them pulled in a module from :data:`PER_RUN_MODULES` or read a per-run environment key
-  (a library upgrade could);
+  them pulled in a module from :data:`PER_RUN_MODULES` or looked up a per-run environment
+  key (a library upgrade could);
 * a run whose environment differs from the server's in anything but :data:`PER_RUN_KEYS`
   (and ``EVALJIG_*``/``PYTEST_*``) is refused, so the preloaded modules saw the same settings;
 * a script that is not a Python script of this very interpreter is refused.
@@ -113,7 +113,7 @@ class Server:
 
     def refusal(self, job: Job) -> str | None:
         if self.tainted:
-            return f"preloading imported or read {', '.join(self.tainted)}, which differ per run"
+            return f"preloading imported or looked up {', '.join(self.tainted)}, which differ per run"
         if not _is_script_of_this_python(job.argv[0]):
             return f"{job.argv[0]} is not a Python script of {sys.executable}"
         differing = env_differences(self.env, job.env)
@@ -235,29 +235,44 @@ def _close(fds: Sequence[int]) -> None:
 
 
 @contextlib.contextmanager
-def _recording_env_reads() -> Iterator[set[str]]:
-    """The environment keys read through ``os.environ``/``os.getenv`` inside the block."""
-    read: set[str] = set()
+def _recording_env_lookups() -> Iterator[set[str]]:
+    """The environment keys looked up by name (``os.environ[k]``, ``os.getenv``, ``in``) inside the block.
+
+    Reads made while scanning the whole environment (``dict(os.environ)``, ``.items()``, as tqdm
+    and fsspec do for their prefixes) are not lookups: the keys an iteration yields are expected
+    back once each. Best effort: it sees Python-level reads only.
+    """
+    looked_up: set[str] = set()
+    scanned: set[str] = set()
     environ_type = type(os.environ)
-    original = environ_type.__getitem__
+    original_getitem, original_iter = environ_type.__getitem__, environ_type.__iter__
 
-    def recording(self: Any, key: str) -> str:
-        read.add(key)
-        return original(self, key)
+    def getitem(self: Any, key: str) -> str:
+        if key in scanned:
+            scanned.discard(key)
+        else:
+            looked_up.add(key)
+        return original_getitem(self, key)
 
-    environ_type.__getitem__ = recording  # type: ignore[method-assign]
+    def iterate(self: Any) -> Iterator[str]:
+        scanned.clear()  # what an earlier, abandoned scan left behind is not expected any more
+        for key in original_iter(self):
+            scanned.add(key)
+            yield key
+
+    environ_type.__getitem__, environ_type.__iter__ = getitem, iterate  # type: ignore[method-assign]
     try:
-        yield read
+        yield looked_up
     finally:
-        environ_type.__getitem__ = original  # type: ignore[method-assign]
+        environ_type.__getitem__, environ_type.__iter__ = original_getitem, original_iter  # type: ignore[method-assign]
 
 
 def preload(modules: Sequence[str]) -> list[str]:
     """Import ``modules`` (a missing one is skipped); what makes them unfit to share, if anything.
 
-    Unfit: a module of :data:`PER_RUN_MODULES` got imported, or a per-run key was read.
+    Unfit: a module of :data:`PER_RUN_MODULES` got imported, or a per-run key was looked up.
     """
-    with _recording_env_reads() as read:
+    with _recording_env_lookups() as read:
         for name in modules:
             with contextlib.suppress(ImportError):
                 importlib.import_module(name)
