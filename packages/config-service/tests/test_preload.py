@@ -21,7 +21,12 @@ import pytest
 
 from evaljig_config import _preload_client
 from evaljig_config._preload import SERVER_ENV, client_argv, serving
-from evaljig_config._preload_server import _recording_env_lookups, env_differences
+from evaljig_config._preload_server import (
+    _interpreter_of,
+    _is_script_of_this_python,
+    _recording_env_lookups,
+    env_differences,
+)
 from evaljig_config.child import run_in_group, stop_process_group
 from evaljig_config.cli import main as cli_main
 
@@ -253,3 +258,18 @@ def test_a_preload_that_looks_up_a_per_run_key_refuses_every_run(
         code, seen, stderr = _run(script, env, tmp_path / "run")
     assert (code, seen["preloaded"]) == (0, False)
     assert "preloading imported or looked up $HF_HOME" in stderr
+
+
+def test_uv_trampoline_scripts_name_the_python_beside_them(tmp_path: Path) -> None:
+    """uv writes console scripts as a /bin/sh trampoline; lighteval's own script in the stack is one."""
+    script = tmp_path / "bin" / "lighteval"
+    script.parent.mkdir()
+    script.write_text(
+        "#!/bin/sh\n"
+        """'''exec' "$(dirname -- "$(realpath -- "$0")")"/'python' "$0" "$@"\n"""
+        "' '''\nimport sys\n",
+        encoding="utf-8",
+    )
+    assert _interpreter_of(script) == script.parent / "python"
+    (script.parent / "python").symlink_to(sys.executable)
+    assert not _is_script_of_this_python(str(script))  # the same binary, but another environment

@@ -27,6 +27,7 @@ import contextlib
 import gc
 import importlib
 import os
+import re
 import runpy
 import selectors
 import signal
@@ -72,13 +73,34 @@ def env_differences(server: Mapping[str, str], run: Mapping[str, str]) -> list[s
     )
 
 
+#: uv writes console scripts as a /bin/sh trampoline that execs the ``python`` beside the script.
+_UV_TRAMPOLINE = re.compile(rb"""^'''exec' "\$\(dirname -- "\$\(realpath -- "\$0"\)"\)"/'([^'/]+)' "\$0" "\$@"$""")
+
+
+def _interpreter_of(script: Path) -> Path | None:
+    """The Python a console script runs on: its ``#!`` line, or the one uv's trampoline execs."""
+    with script.open("rb") as handle:
+        first, second = handle.readline(4096).strip(), handle.readline(4096).strip()
+    if not first.startswith(b"#!"):
+        return None
+    shebang = first[2:].decode().split()
+    if shebang == ["/bin/sh"]:
+        trampoline = _UV_TRAMPOLINE.match(second)
+        return script.resolve().parent / trampoline[1].decode() if trampoline else None
+    return Path(shebang[0]) if shebang else None
+
+
 def _is_script_of_this_python(path: str) -> bool:
+    """True when ``path`` would run on this very interpreter of this very environment."""
     try:
-        with Path(path).open("rb") as handle:
-            first = handle.readline(4096)
-        interpreter = first[2:].decode().strip().split()[0] if first.startswith(b"#!") else ""
-        return bool(interpreter) and Path(interpreter).samefile(sys.executable)
-    except (OSError, UnicodeDecodeError, IndexError):
+        interpreter = _interpreter_of(Path(path))
+        this = Path(sys.executable)
+        return (
+            interpreter is not None
+            and interpreter.parent.resolve() == this.parent.resolve()  # the same venv, not just the same binary
+            and interpreter.samefile(this)
+        )
+    except (OSError, UnicodeDecodeError):
         return False
 
 
