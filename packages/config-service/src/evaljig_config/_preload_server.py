@@ -47,8 +47,9 @@ PRELOAD_MODULES = (
 )  # fmt: skip
 #: Never preloaded: they read HF_HOME (and derived cache paths) or the working directory on import.
 PER_RUN_MODULES = ("huggingface_hub", "datasets", "transformers", "lighteval")
-#: Environment keys a run may set differently from the server (read at run time, not import time).
-PER_RUN_KEYS = frozenset({"HF_HOME", "OPENAI_API_KEY"})
+#: Environment keys a run may set differently from the server: read at run time, and the server
+#: refuses all runs if preloading looked one up. (pytest's terminal sets COLUMNS and LINES.)
+PER_RUN_KEYS = frozenset({"HF_HOME", "OPENAI_API_KEY", "COLUMNS", "LINES"})
 _PER_RUN_PREFIXES = ("EVALJIG_", "PYTEST_")
 
 
