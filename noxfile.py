@@ -180,9 +180,11 @@ def lighteval(session: nox.Session) -> None:
     keeps the cases that import lighteval in-process on one worker.
     """
     bin_dir = stack.ensure(session, TEST_REQUIREMENTS)
-    preload = [] if os.environ.get("EVALJIG_LIGHTEVAL_PRELOAD") == "0" else [
-        str(bin_dir / "evaljig-config"), "lighteval", "preload", "--"
-    ]
+    preload = (
+        []
+        if os.environ.get("EVALJIG_LIGHTEVAL_PRELOAD") == "0"
+        else [str(bin_dir / "evaljig-config"), "lighteval", "preload", "--"]
+    )
     session.run(
         *preload, str(bin_dir / "pytest"), "packages/config-service/tests/lighteval", "-m", "lighteval",
         "-n", workers(), "--dist", "loadfile", "-p", "no:cacheprovider", LOOPBACK_ONLY, *session.posargs,

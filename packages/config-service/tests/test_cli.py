@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from evaljig_config import lighteval_available
-from evaljig_config.cli import main
+from evaljig_config._cli import main
 from testkit.cli import run_with_full_stdout
 
 from .conftest import SPEC
@@ -158,7 +158,7 @@ def _cli(args: list[str], max_file_bytes: int) -> tuple[int, str]:
         resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_bytes, max_file_bytes))
 
     proc = subprocess.run(
-        [sys.executable, "-m", "evaljig_config.cli", *args],
+        [sys.executable, "-m", "evaljig_config._cli", *args],
         capture_output=True,
         text=True,
         preexec_fn=limit,
@@ -168,7 +168,7 @@ def _cli(args: list[str], max_file_bytes: int) -> tuple[int, str]:
 
 
 def test_stdout_to_dev_full_is_one_line_exit_2(spec_file: Path) -> None:
-    proc = run_with_full_stdout("evaljig_config.cli", "render", str(spec_file))
+    proc = run_with_full_stdout("evaljig_config._cli", "render", str(spec_file))
     assert proc.returncode == 2
     assert _one_line(proc.stderr) == "evaljig-config: stdout: cannot write: No space left on device\n"
 

@@ -78,7 +78,7 @@ def started(tmp_path: Path, fake_lighteval: Path, gateway: Gateway) -> Iterator[
     (tmp_path / "t.py").write_text("TASKS_TABLE = []\n")
     run_dir = tmp_path / "run"
     env = {**os.environ, FAKE_KEY_ENV: HOSTILE_KEY, "EVALJIG_FAKE_LIGHTEVAL": "loop"}
-    argv = [sys.executable, "-m", "evaljig_config.cli", "lighteval", "run", str(spec), "t|0"]
+    argv = [sys.executable, "-m", "evaljig_config._cli", "lighteval", "run", str(spec), "t|0"]
     argv += ["--custom-tasks", "t.py", "--run-dir", "run", "--base-url", gateway.base_url]
     proc = subprocess.Popen(
         argv, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, process_group=0
@@ -182,7 +182,7 @@ def test_sigterm_on_the_python_path_stops_lighteval_threads(tmp_path: Path, gate
     spec.write_text(json.dumps(SPEC))
     (tmp_path / "t.py").write_text("TASKS_TABLE = []\n")
     env = {**os.environ, FAKE_KEY_ENV: HOSTILE_KEY, "PYTHONPATH": str(tmp_path / "lib")}
-    argv = [sys.executable, "-m", "evaljig_config.cli", "lighteval", "run", str(spec), "t|0", "--path", "python"]
+    argv = [sys.executable, "-m", "evaljig_config._cli", "lighteval", "run", str(spec), "t|0", "--path", "python"]
     argv += ["--custom-tasks", "t.py", "--run-dir", "run", "--base-url", gateway.base_url]
     proc = subprocess.Popen(argv, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

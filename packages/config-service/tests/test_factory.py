@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaljig_config import LiteLLMFactory, ProviderSpec, RetryBudgetExhausted
+from evaljig_config import LiteLLMCaller, ProviderSpec, RetryBudgetExhausted
 from evaljig_gateway import Gateway
 
 from .conftest import FAKE_KEY
@@ -12,12 +12,12 @@ from .conftest import FAKE_KEY
 MESSAGES = [{"role": "user", "content": "What is 2 + 2?"}]
 
 
-def _factory(spec: ProviderSpec, gateway: Gateway, model: str, sleeps: list[float]) -> LiteLLMFactory:
-    return LiteLLMFactory(spec.with_base_url(gateway.base_url).with_model(f"openai/{model}"), sleep=sleeps.append)
+def _factory(spec: ProviderSpec, gateway: Gateway, model: str, sleeps: list[float]) -> LiteLLMCaller:
+    return LiteLLMCaller(spec.with_base_url(gateway.base_url).with_model(f"openai/{model}"), sleep=sleeps.append)
 
 
 def test_kwargs_carry_the_spec(spec: ProviderSpec) -> None:
-    kwargs = LiteLLMFactory(spec).completion_kwargs(MESSAGES)
+    kwargs = LiteLLMCaller(spec).completion_kwargs(MESSAGES)
     assert kwargs == {
         "model": "openai/gpt-stub", "messages": MESSAGES, "base_url": spec.base_url, "api_key": FAKE_KEY,
         "timeout": 30.0, "max_retries": 0, "temperature": 0.0, "seed": 0, "max_tokens": 8,

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from evaljig_config import _preload_client
+from evaljig_config._cli import main as cli_main
 from evaljig_config._preload import SERVER_ENV, client_argv, serving
 from evaljig_config._preload_server import (
     _interpreter_of,
@@ -27,8 +28,7 @@ from evaljig_config._preload_server import (
     _recording_env_lookups,
     env_differences,
 )
-from evaljig_config.child import run_in_group, stop_process_group
-from evaljig_config.cli import main as cli_main
+from evaljig_config._process_group import run_in_group, stop_process_group
 
 SCRIPT = """\
 #!{python}

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from evaljig_config import ConfigError
-from evaljig_config.run_result import api_messages, budget_summary, read_scores, results_table
-from evaljig_config.runners import prepare_run_dir, run_env
-from evaljig_config.scrub import scrub_secret
+from evaljig_config._lighteval_runs import prepare_run_dir, run_env
+from evaljig_config._run_result import api_messages, budget_summary, read_scores, results_table
+from evaljig_config._scrub import scrub_secret
 
 # stdout as lighteval 0.13 prints it when litellm adds its error banners (measured)
 NOISY_STDOUT = (

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from evaljig_config import ProviderSpec, run_cli, run_python
-from evaljig_config.cli import main
-from evaljig_config.scrub import scrub_secret
+from evaljig_config._cli import main
+from evaljig_config._scrub import scrub_secret
 
 from .conftest import FAKE_KEY_ENV, HOSTILE_KEY, SPEC, leaked
 
@@ -40,7 +40,7 @@ def tasks_module(tmp_path: Path) -> Path:
 
 
 def test_every_spelling_of_the_key_is_masked_in_place(tmp_path: Path) -> None:
-    from evaljig_config.scrub import scrub_text, secret_forms
+    from evaljig_config._scrub import scrub_text, secret_forms
 
     spellings = {
         "raw.txt": HOSTILE_KEY.encode(),

@@ -5,13 +5,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evaljig_config import LIGHTEVAL_MODEL_KEYS, ConfigError, LightEvalConfigService, ProviderSpec
+from evaljig_config import LIGHTEVAL_MODEL_KEYS, ConfigError, LightEvalConfigRenderer, ProviderSpec
 
 from .conftest import FAKE_KEY
 
 
 def test_rendered_yaml_is_canonical(spec: ProviderSpec, golden: object) -> None:
-    text = LightEvalConfigService(spec).render_yaml()
+    text = LightEvalConfigRenderer(spec).render_yaml()
     assert text.endswith("\n")
     assert FAKE_KEY not in text
     assert "api_key" not in text
@@ -21,18 +21,18 @@ def test_rendered_yaml_is_canonical(spec: ProviderSpec, golden: object) -> None:
 
 
 def test_rendering_is_byte_stable(spec: ProviderSpec) -> None:
-    assert LightEvalConfigService(spec).render_yaml() == LightEvalConfigService(spec.model_copy()).render_yaml()
+    assert LightEvalConfigRenderer(spec).render_yaml() == LightEvalConfigRenderer(spec.model_copy()).render_yaml()
 
 
 def test_unset_values_are_left_out(spec: ProviderSpec) -> None:
     bare = spec.model_copy(update={"timeout": None, "system_prompt": None})
-    params = LightEvalConfigService(bare).model_parameters()
+    params = LightEvalConfigRenderer(bare).model_parameters()
     assert "timeout" not in params
     assert "system_prompt" not in params
 
 
 def test_write_config_is_atomic_and_yaml_only(spec: ProviderSpec, tmp_path: Path) -> None:
-    service = LightEvalConfigService(spec)
+    service = LightEvalConfigRenderer(spec)
     path = service.write_config(tmp_path / "config.yaml")
     assert path.read_text() == service.render_yaml()
     assert [p.name for p in tmp_path.iterdir()] == ["config.yaml"]
@@ -42,11 +42,11 @@ def test_write_config_is_atomic_and_yaml_only(spec: ProviderSpec, tmp_path: Path
 
 
 def test_cli_argv(spec: ProviderSpec, tmp_path: Path) -> None:
-    argv = LightEvalConfigService(spec).cli_argv(
+    argv = LightEvalConfigRenderer(spec).cli_argv(
         tmp_path / "c.yaml", "mini_mmlu|0", custom_tasks=tmp_path / "task.py", output_dir=tmp_path / "out"
     )
     assert argv[:5] == ["lighteval", "endpoint", "litellm", str(tmp_path / "c.yaml"), "mini_mmlu|0"]
     assert argv[5:] == ["--custom-tasks", str(tmp_path / "task.py"), "--output-dir", str(tmp_path / "out"),
                         "--save-details"]  # fmt: skip
     with pytest.raises(ConfigError, match="must name at least one task"):
-        LightEvalConfigService(spec).cli_argv(tmp_path / "c.yaml", " ")
+        LightEvalConfigRenderer(spec).cli_argv(tmp_path / "c.yaml", " ")

@@ -1,6 +1,6 @@
 """Replay the committed cassettes with no gateway and no lighteval (network blocked in nox -s tests).
 
-* ``factory.yaml``: ``LiteLLMFactory.complete()`` must send byte-for-byte what was recorded
+* ``factory.yaml``: ``LiteLLMCaller.complete()`` must send byte-for-byte what was recorded
   (a healthy call, then a fail-once model: 500, back-off, 200) and decode the answers.
 * ``python-path-mini-mmlu.yaml``: the requests lighteval's Python path made through litellm.
   Re-issuing each recorded body through ``litellm.completion`` must match the recording
@@ -18,7 +18,7 @@ import litellm
 import pytest
 import yaml
 
-from evaljig_config import LiteLLMFactory, load_provider_spec
+from evaljig_config import LiteLLMCaller, load_provider_spec
 from evaljig_fixtures.cassettes import CANONICAL_BASE_URL, replaying
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
@@ -47,10 +47,10 @@ def test_factory_replay(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(spec.api_key_env, REPLAY_KEY)
     sleeps: list[float] = []
     with replaying(FACTORY) as cassette:
-        healthy = LiteLLMFactory(spec, sleep=sleeps.append).complete(
+        healthy = LiteLLMCaller(spec, sleep=sleeps.append).complete(
             [{"role": "user", "content": "What is the capital of France?"}]
         )
-        flaky = LiteLLMFactory(spec.with_model("openai/fail-once"), sleep=sleeps.append).complete(
+        flaky = LiteLLMCaller(spec.with_model("openai/fail-once"), sleep=sleeps.append).complete(
             [{"role": "user", "content": "Name a prime number."}]
         )
         assert cassette.all_played

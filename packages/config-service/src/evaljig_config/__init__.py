@@ -3,15 +3,18 @@
 lighteval itself is imported lazily, only by the runners and ``litellm_model_config()``.
 """
 
-from evaljig_config.atomic import write_bytes_atomic, write_text_atomic
-from evaljig_config.errors import ConfigError, LightEvalUnavailable, RetryBudgetExhausted
-from evaljig_config.factory import LiteLLMFactory
-from evaljig_config.lighteval_import import lighteval_available
-from evaljig_config.offline import OFFLINE_ENV
-from evaljig_config.run_result import LightEvalRun
-from evaljig_config.runners import run_cli, run_python
-from evaljig_config.service import LIGHTEVAL_MODEL_KEYS, LightEvalConfigService, check_config_path
-from evaljig_config.spec import (
+from evaljig_common import OFFLINE_ENV
+from evaljig_common import write_bytes_atomic as write_bytes_atomic  # for evaljig_fixtures, until it imports common
+from evaljig_common import write_text_atomic as write_text_atomic
+from evaljig_config._config_renderer import LIGHTEVAL_MODEL_KEYS, LightEvalConfigRenderer, check_config_path
+from evaljig_config._errors import ConfigError, LightEvalUnavailable, RetryBudgetExhausted
+from evaljig_config._lighteval_import import lighteval_available
+from evaljig_config._lighteval_runs import run_cli, run_python
+from evaljig_config._litellm_caller import LiteLLMCaller
+from evaljig_config._preload import SERVER_ENV as PRELOAD_SERVER_ENV
+from evaljig_config._preload import serving as preload_server
+from evaljig_config._run_result import LightEvalRun
+from evaljig_config._spec import (
     GenerationParameters,
     ProviderSpec,
     RetryPolicy,
@@ -19,15 +22,21 @@ from evaljig_config.spec import (
     parse_provider_spec,
 )
 
+LiteLLMFactory = LiteLLMCaller
+"""Deprecated name of :class:`LiteLLMCaller` (it calls litellm; it never was a factory)."""
+LightEvalConfigService = LightEvalConfigRenderer
+"""Deprecated name of :class:`LightEvalConfigRenderer` (it renders; it serves nothing)."""
+
 __all__ = [
     "LIGHTEVAL_MODEL_KEYS",
     "OFFLINE_ENV",
+    "PRELOAD_SERVER_ENV",
     "ConfigError",
     "GenerationParameters",
-    "LightEvalConfigService",
+    "LightEvalConfigRenderer",
     "LightEvalRun",
     "LightEvalUnavailable",
-    "LiteLLMFactory",
+    "LiteLLMCaller",
     "ProviderSpec",
     "RetryBudgetExhausted",
     "RetryPolicy",
@@ -35,8 +44,7 @@ __all__ = [
     "lighteval_available",
     "load_provider_spec",
     "parse_provider_spec",
+    "preload_server",
     "run_cli",
     "run_python",
-    "write_bytes_atomic",
-    "write_text_atomic",
 ]

@@ -19,9 +19,9 @@ import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
+from evaljig_common import OFFLINE_ENV
 from evaljig_config import _preload_client
-from evaljig_config.errors import ConfigError
-from evaljig_config.offline import OFFLINE_ENV
+from evaljig_config._errors import ConfigError
 
 SERVER_ENV = "EVALJIG_LIGHTEVAL_SERVER"
 """The socket of a running preload server; set by :func:`serving` for the command it runs."""

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from evaljig_config import (
-    LightEvalConfigService,
+    LightEvalConfigRenderer,
     LightEvalRun,
     ProviderSpec,
     lighteval_available,
@@ -31,7 +31,7 @@ from evaljig_config import (
     run_python,
 )
 from evaljig_config._preload import SERVER_ENV
-from evaljig_config.scrub import scrub_text
+from evaljig_config._scrub import scrub_text
 from evaljig_gateway import Gateway
 from evaljig_report import ATTACHMENT_KEY
 
@@ -132,7 +132,7 @@ class LevTrace:
     invocations: list[Invocation] = field(default_factory=list)
 
     def cli(self, spec: ProviderSpec, tasks: str, *, custom_tasks: Path, run_dir: Path, **kw: Any) -> LightEvalRun:
-        argv = LightEvalConfigService(spec).cli_argv(
+        argv = LightEvalConfigRenderer(spec).cli_argv(
             run_dir.resolve() / "config.yaml", tasks, custom_tasks=custom_tasks.resolve(),
             output_dir=run_dir.resolve() / "out", max_samples=kw.get("max_samples"),
         )  # fmt: skip
@@ -194,7 +194,7 @@ def debug_files(trace: LevTrace | None, gateway: Gateway | None, report: pytest.
         prefix = f"run{n}-{inv.label}"
         config = _read(inv.run_dir / "config.yaml") if inv.run_dir else None
         if config is None and inv.spec is not None:
-            config = LightEvalConfigService(inv.spec).render_yaml()  # the run stopped before writing it
+            config = LightEvalConfigRenderer(inv.spec).render_yaml()  # the run stopped before writing it
         streams = {"stdout": inv.stdout, "stderr": inv.stderr}
         if inv.run_dir is not None:
             streams = {name: _read(inv.run_dir / f"{name}.txt") for name in streams}

@@ -29,7 +29,7 @@ import litellm
 import pytest
 
 from evaljig_config import (
-    LightEvalConfigService,
+    LightEvalConfigRenderer,
     ProviderSpec,
     RetryBudgetExhausted,
     load_provider_spec,
@@ -88,7 +88,7 @@ def test_lev_004_config_drift_guard(
     provider: ProviderSpec, lev: object, trace: LevTrace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     committed = load_provider_spec(FIXTURES / "providers" / "fake-openai.json")
-    assert LightEvalConfigService(committed).render_yaml() == EXPECTED_CONFIG.read_text(encoding="utf-8")
+    assert LightEvalConfigRenderer(committed).render_yaml() == EXPECTED_CONFIG.read_text(encoding="utf-8")
     monkeypatch.chdir(ROOT)  # regen's defaults are relative to the repository root
     # `evaljig-fixtures regen --check`, in this worker: it reuses the lighteval the Python-path cases imported
     [script] = entry_points(group="console_scripts", name="evaljig-fixtures")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from evaljig_config import (
-    LightEvalConfigService,
+    LightEvalConfigRenderer,
     ProviderSpec,
     load_provider_spec,
 )
@@ -32,7 +32,7 @@ def test_lev_001_cli_happy_path(
     provider: ProviderSpec, gateway: Gateway, mini_mmlu: Dataset, tmp_path: Path, lev: object, trace: LevTrace
 ) -> None:
     committed = load_provider_spec(FIXTURES / "providers" / "fake-openai.json")
-    assert LightEvalConfigService(committed).render_yaml() == EXPECTED_CONFIG.read_text(encoding="utf-8")
+    assert LightEvalConfigRenderer(committed).render_yaml() == EXPECTED_CONFIG.read_text(encoding="utf-8")
     gateway.set_answers(mini_mmlu.answer_key)
 
     run = trace.cli(provider, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "run")

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from evaljig_config import (
-    LightEvalConfigService,
-    LiteLLMFactory,
+    LightEvalConfigRenderer,
+    LiteLLMCaller,
     ProviderSpec,
     load_provider_spec,
     run_cli,
@@ -50,17 +50,17 @@ def provider(ctx: BuildContext) -> ProviderSpec:
 def build_config(out_dir: Path, ctx: BuildContext) -> list[Path]:
     """``configs/expected-config.yaml``: the provider fixture rendered by the config service."""
     out = out_dir / CONFIG
-    write_text_atomic(out, LightEvalConfigService(provider(ctx)).render_yaml())
+    write_text_atomic(out, LightEvalConfigRenderer(provider(ctx)).render_yaml())
     return [out]
 
 
 def build_factory_cassette(out_dir: Path, ctx: BuildContext) -> list[Path]:
-    """``cassettes/factory.yaml``: ``LiteLLMFactory.complete()`` on a healthy and a fail-once model."""
+    """``cassettes/factory.yaml``: ``LiteLLMCaller.complete()`` on a healthy and a fail-once model."""
     spec = provider(ctx)
     out = out_dir / FACTORY_CASSETTE
     with _key(spec), Gateway() as gw, recording(out, gw.base_url, secret=RECORDING_KEY):
         for model, prompt in FACTORY_PROMPTS:
-            factory = LiteLLMFactory(spec.with_base_url(gw.base_url).with_model(f"openai/{model}"), sleep=_no_sleep)
+            factory = LiteLLMCaller(spec.with_base_url(gw.base_url).with_model(f"openai/{model}"), sleep=_no_sleep)
             factory.complete([{"role": "user", "content": prompt}])
     return [out]
 
@@ -111,7 +111,7 @@ FACTORY_CASSETTES = Builder(
     name="factory-cassette",
     outputs=(FACTORY_CASSETTE,),
     build=build_factory_cassette,
-    description="LiteLLMFactory traffic against an ephemeral gateway",
+    description="LiteLLMCaller traffic against an ephemeral gateway",
 )
 LIGHTEVAL_GOLDENS = Builder(
     name="lighteval-goldens",

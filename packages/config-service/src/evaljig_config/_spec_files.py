@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from evaljig_config.errors import ConfigError
+from evaljig_config._errors import ConfigError
 
 #: A provider spec is a few hundred bytes; anything this big is not one.
 MAX_SPEC_BYTES = 1024 * 1024

@@ -14,8 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from evaljig_config.errors import ConfigError
-from evaljig_config.spec_files import read_mapping
+from evaljig_config._errors import ConfigError
+from evaljig_config._spec_files import read_mapping
 
 _ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
 OPENAI_COMPATIBLE_PREFIX = "openai/"

@@ -11,7 +11,7 @@ import json
 import urllib.parse
 from pathlib import Path
 
-from evaljig_config.atomic import write_bytes_atomic
+from evaljig_common import write_bytes_atomic
 
 MIN_SECRET_LENGTH = 4
 

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-from evaljig_config.errors import ConfigError
+from evaljig_config._errors import ConfigError
 
 GRACE_S = 5.0
 _STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}

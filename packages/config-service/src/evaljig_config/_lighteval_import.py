@@ -6,7 +6,7 @@ import importlib
 import importlib.util
 from types import ModuleType
 
-from evaljig_config.errors import LightEvalUnavailable
+from evaljig_config._errors import LightEvalUnavailable
 
 INSTALL_HINT = (
     "lighteval is not installed in this environment. Run the LEV matrix with `make lighteval` "

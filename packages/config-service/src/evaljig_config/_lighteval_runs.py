@@ -19,12 +19,13 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Literal
 
+from evaljig_common import OFFLINE_ENV
+from evaljig_config._config_renderer import LightEvalConfigRenderer
+from evaljig_config._errors import ConfigError, RetryBudgetExhausted
+from evaljig_config._lighteval_import import import_lighteval_module
 from evaljig_config._preload import client_argv
-from evaljig_config.child import run_in_group, signals_deferred
-from evaljig_config.errors import ConfigError, RetryBudgetExhausted
-from evaljig_config.lighteval_import import import_lighteval_module
-from evaljig_config.offline import OFFLINE_ENV
-from evaljig_config.run_result import (
+from evaljig_config._process_group import run_in_group, signals_deferred
+from evaljig_config._run_result import (
     LightEvalRun,
     api_messages,
     budget_summary,
@@ -32,9 +33,8 @@ from evaljig_config.run_result import (
     results_table,
     written_files,
 )
-from evaljig_config.scrub import MIN_SECRET_LENGTH, scrub_secret, scrub_text
-from evaljig_config.service import LightEvalConfigService
-from evaljig_config.spec import ProviderSpec
+from evaljig_config._scrub import MIN_SECRET_LENGTH, scrub_secret, scrub_text
+from evaljig_config._spec import ProviderSpec
 
 LITELLM_LOGGER = "lighteval.models.endpoints.litellm_model"
 CLI_TIMEOUT_S = 900
@@ -155,7 +155,7 @@ def run_cli(
     api_key = _api_key(spec)
     executable = lighteval_executable()
     run_dir = prepare_run_dir(run_dir)
-    service = LightEvalConfigService(spec)
+    service = LightEvalConfigRenderer(spec)
     config = service.write_config(run_dir / "config.yaml")
     argv = service.cli_argv(
         config, tasks, custom_tasks=custom_tasks, output_dir=run_dir / "out", max_samples=max_samples
@@ -219,7 +219,7 @@ def _evaluate(
     spec: ProviderSpec, tasks: str, custom_tasks: Path, run_dir: Path, max_samples: int | None, api_key: str
 ) -> tuple[str, str]:
     """Build and run lighteval's ``Pipeline`` inside ``run_dir``; (printed results, API log lines)."""
-    service = LightEvalConfigService(spec)
+    service = LightEvalConfigRenderer(spec)
     service.write_config(run_dir / "config.yaml")  # the same file the CLI reads, for the record
     collect = _Collect()
     stdout = io.StringIO()

@@ -1,4 +1,4 @@
-"""``LiteLLMFactory``: litellm call arguments from a spec, and ``complete()`` with an explicit budget.
+"""``LiteLLMCaller``: litellm call arguments from a spec, and ``complete()`` with an explicit budget.
 
 litellm hands OpenAI-compatible calls to the OpenAI SDK, which retries 5xx/429/connection
 errors twice on its own. ``complete()`` sets the SDK's ``max_retries`` to 0 so that the
@@ -11,13 +11,13 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from evaljig_config.errors import RetryBudgetExhausted
-from evaljig_config.spec import ProviderSpec
+from evaljig_config._errors import RetryBudgetExhausted
+from evaljig_config._spec import ProviderSpec
 
 Message = dict[str, Any]
 
 
-class LiteLLMFactory:
+class LiteLLMCaller:
     """Builds litellm calls for one provider spec."""
 
     def __init__(self, spec: ProviderSpec, *, sleep: Callable[[float], None] = time.sleep) -> None:

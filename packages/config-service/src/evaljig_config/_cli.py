@@ -23,11 +23,11 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType
 
-from evaljig_config.child import GRACE_S
-from evaljig_config.errors import ConfigError, LightEvalUnavailable, RetryBudgetExhausted
-from evaljig_config.scrub import scrub_secret, scrub_text
-from evaljig_config.service import LightEvalConfigService
-from evaljig_config.spec import ProviderSpec, load_provider_spec
+from evaljig_config._config_renderer import LightEvalConfigRenderer
+from evaljig_config._errors import ConfigError, LightEvalUnavailable, RetryBudgetExhausted
+from evaljig_config._process_group import GRACE_S
+from evaljig_config._scrub import scrub_secret, scrub_text
+from evaljig_config._spec import ProviderSpec, load_provider_spec
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -160,7 +160,7 @@ def _preload(command: list[str]) -> int:
 
 
 def _render(spec: ProviderSpec, output: Path | None) -> int:
-    service = LightEvalConfigService(spec)
+    service = LightEvalConfigRenderer(spec)
     if output is None:
         return _print(service.render_yaml())
     try:
@@ -183,7 +183,7 @@ def _print(text: str) -> int:
 
 
 def _run(spec: ProviderSpec, args: argparse.Namespace) -> int:
-    from evaljig_config.runners import run_cli, run_python
+    from evaljig_config._lighteval_runs import run_cli, run_python
 
     runner = run_cli if args.path == "cli" else run_python
     last_resort = (

@@ -1,7 +1,7 @@
-"""``LightEvalConfigService``: one ``model_parameters`` mapping, rendered for both lighteval paths.
+"""``LightEvalConfigRenderer``: one ``model_parameters`` mapping, rendered for both lighteval paths.
 
 The CLI reads it as ``config.yaml``; the Python API receives it as ``LiteLLMModelConfig``.
-Both come from :meth:`LightEvalConfigService.model_parameters`, so they cannot disagree.
+Both come from :meth:`LightEvalConfigRenderer.model_parameters`, so they cannot disagree.
 The API key is never rendered: the CLI runner hands it to litellm as ``OPENAI_API_KEY`` in
 the subprocess environment and the Python runner passes it in memory.
 """
@@ -13,9 +13,9 @@ from typing import Any
 
 import yaml
 
-from evaljig_config.atomic import write_text_atomic
-from evaljig_config.errors import ConfigError
-from evaljig_config.spec import ProviderSpec
+from evaljig_common import write_text_atomic
+from evaljig_config._errors import ConfigError
+from evaljig_config._spec import ProviderSpec
 
 #: lighteval 0.13 ``LiteLLMModelConfig`` keys (``extra="forbid"``), in its declaration order.
 LIGHTEVAL_MODEL_KEYS: tuple[str, ...] = (
@@ -56,7 +56,7 @@ def _represent_float(dumper: yaml.SafeDumper, value: float) -> yaml.ScalarNode:
 _CanonicalDumper.add_representer(float, _represent_float)
 
 
-class LightEvalConfigService:
+class LightEvalConfigRenderer:
     """Renders a :class:`ProviderSpec` for lighteval 0.13."""
 
     def __init__(self, spec: ProviderSpec, *, cache_dir: str = DEFAULT_CACHE_DIR) -> None:
@@ -132,7 +132,7 @@ class LightEvalConfigService:
 
     def litellm_model_config(self, api_key: str | None = None) -> Any:
         """lighteval's ``LiteLLMModelConfig`` for the Python path (needs lighteval installed)."""
-        from evaljig_config.lighteval_import import import_lighteval_module
+        from evaljig_config._lighteval_import import import_lighteval_module
 
         module = import_lighteval_module("lighteval.models.endpoints.litellm_model")
         params = self.model_parameters()
