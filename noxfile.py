@@ -149,14 +149,14 @@ def package(session: nox.Session) -> None:
     session.install("-c", str(constraints), *map(str, sorted(dist.glob("*.whl"))), *TEST_REQUIREMENTS)
     session.run(
         "python", "-I", "-c",
-        "import sys, evaljig_fixtures as m; from pathlib import Path; p = Path(m.__file__).resolve();"
+        "import sys, evaljig_corpus as m; from pathlib import Path; p = Path(m.__file__).resolve();"
         " assert p.is_relative_to(Path(sys.prefix).resolve()), f'{p} is not the installed wheel'; print('imports', p)",
     )  # fmt: skip
-    session.run("evaljig-fixtures", "validate")
+    session.run("evaljig-corpus", "validate")
     session.run(
-        "pytest", "packages/fixture-builder", "-p", "no:cacheprovider", "--import-mode=importlib", LOOPBACK_ONLY,
-        "-n", workers(), *session.posargs,
-        env={**report_env(session), "EVALJIG_FIXTURES_INSTALLED_PREFIX": session.virtualenv.location},
+        "pytest", "packages/capability-corpus", "packages/fixture-builder", "-p", "no:cacheprovider",
+        "--import-mode=importlib", LOOPBACK_ONLY, "-n", workers(), *session.posargs,
+        env={**report_env(session), "EVALJIG_CORPUS_INSTALLED_PREFIX": session.virtualenv.location},
         success_codes=PYTEST_OK,
     )  # fmt: skip
 

@@ -38,6 +38,7 @@ CONSTRAINTS = ROOT / "ci" / "lighteval-constraints.txt"
 #: Workspace packages, installed editable so warm runs see source edits.
 PACKAGES = (
     "packages/common",
+    "packages/capability-corpus",
     "packages/gateway-stub",
     "packages/config-service",
     "packages/fixture-builder",

@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from evaljig_config import LiteLLMCaller, load_provider_spec
-from evaljig_fixtures.cassettes import CANONICAL_BASE_URL, replaying
+from evaljig_fixtures import CANONICAL_BASE_URL, replaying
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 FACTORY = FIXTURES / "cassettes" / "factory.yaml"

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from evaljig_fixtures.cli import main
+from evaljig_fixtures._cli import main
 from testkit.cli import run_with_full_stdout
 
 
 def test_stdout_to_dev_full_is_one_line_exit_2() -> None:
-    proc = run_with_full_stdout("evaljig_fixtures.cli", "list")
+    proc = run_with_full_stdout("evaljig_fixtures", "regen", "--list")
     assert proc.returncode == 2
     assert proc.stderr == "evaljig-fixtures: output: No space left on device\n"
 

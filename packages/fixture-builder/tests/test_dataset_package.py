@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from evaljig_fixtures.datasets import load_dataset_package, load_dataset_source
-from evaljig_fixtures.datasets.build import package_members
-from evaljig_fixtures.datasets.deterministic_zip import deterministic_zip
-from evaljig_fixtures.errors import DatasetPackageError, EvaljigFixturesError
+from evaljig_fixtures import DatasetPackageError, EvaljigFixturesError, load_dataset_package
+from evaljig_fixtures._datasets import load_dataset_source
+from evaljig_fixtures._datasets.build import package_members
+from evaljig_fixtures._datasets.deterministic_zip import deterministic_zip
 
 
 @pytest.fixture

@@ -15,11 +15,12 @@ from typing import Any
 
 import pytest
 
-from evaljig_fixtures.builders.datasets import MINI_MMLU, POLYGLOT
-from evaljig_fixtures.datasets import load_dataset_package, load_dataset_source
-from evaljig_fixtures.datasets.build import package_bytes, package_members
-from evaljig_fixtures.datasets.deterministic_zip import FIXED_DATE_TIME
-from evaljig_fixtures.regen import BuildContext
+from evaljig_fixtures import load_dataset_package
+from evaljig_fixtures._builders.dataset_packages import MINI_MMLU, POLYGLOT
+from evaljig_fixtures._datasets import load_dataset_source
+from evaljig_fixtures._datasets.build import package_bytes, package_members
+from evaljig_fixtures._datasets.deterministic_zip import FIXED_DATE_TIME
+from evaljig_fixtures._regen import BuildContext
 
 SOURCES = {"mini-mmlu": "mini_mmlu.json", "polyglot": "polyglot.json"}
 

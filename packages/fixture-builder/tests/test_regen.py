@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from evaljig_fixtures.builders.registry import BUILDERS
-from evaljig_fixtures.cli import main
-from evaljig_fixtures.regen import BuildContext, Builder, RegenOptions, registry_problems, run_regen, write_output
-from evaljig_fixtures.regen.drift import list_files
+from evaljig_fixtures._builders.registry import BUILDERS
+from evaljig_fixtures._cli import main
+from evaljig_fixtures._regen import BuildContext, Builder, RegenOptions, registry_problems, run_regen, write_output
+from evaljig_fixtures._regen.drift import list_files
 
 COMMITTED = Path(__file__).resolve().parents[3] / "fixtures"
 LIGHTEVAL_OUTPUTS = {o for b in BUILDERS if "lighteval" in b.requires for o in b.outputs}

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from evaljig_fixtures.regen import BuildContext, Builder, RegenOptions, run_regen, write_output
-from evaljig_fixtures.regen import swap as swap_module
-from evaljig_fixtures.regen.drift import list_files
-from evaljig_fixtures.regen.swap import STEPS, work_dir
+from evaljig_fixtures._regen import BuildContext, Builder, RegenOptions, run_regen, write_output
+from evaljig_fixtures._regen import swap as swap_module
+from evaljig_fixtures._regen.drift import list_files
+from evaljig_fixtures._regen.swap import STEPS, work_dir
 
 OLD = {"a.txt": b"old a\n", "b/c.txt": b"old c\n", "b/gone.txt": b"no builder makes me any more\n", "notes.txt": b"x\n"}
 NEW = {"a.txt": b"new a\n", "b/c.txt": b"new c\n", "notes.txt": b"x\n"}  # notes.txt: unowned, left in place
@@ -145,7 +145,7 @@ from pathlib import Path
 
 sys.path.insert(0, {tests!r})
 import test_regen_swap as t
-from evaljig_fixtures.regen import RegenOptions, run_regen
+from evaljig_fixtures._regen import RegenOptions, run_regen
 
 def park(name):
     if name == {step!r}:

@@ -1,66 +1,82 @@
-"""evaljig-fixtures: the capability fixture corpus for OpenAI-compatible providers, and its conformance helpers.
+"""evaljig-fixtures: the deterministic fixture builder (``evaljig-fixtures regen``), dataset packages and cassettes.
 
-One packaged corpus of canonical inputs (a valid baseline and named invalid inputs per
-capability) so conformance tests, eval suites and provider authors stop hand-rolling payloads;
-``assert_<capability>_conformance(target, **fixture.kwargs())`` checks a target's answer.
+The capability fixture corpus and its conformance helpers moved to ``evaljig_corpus``
+(distribution ``evaljig-corpus``); their old names here still work for one release, each
+warning once with a ``DeprecationWarning`` that names the new import.
 """
 
-from evaljig_fixtures.conformance import (
-    CONFORMANCE_CHECKS,
-    assert_chat_conformance,
-    assert_completion_conformance,
-    assert_embed_conformance,
-    assert_logprobs_conformance,
-    assert_models_conformance,
-    assert_stream_conformance,
-    assert_tools_conformance,
-)
-from evaljig_fixtures.corpus import (
-    CAPABILITY_FIXTURE_NAMES,
-    FIXTURE_NAMES,
-    iter_all_fixtures,
-    iter_capability_fixtures,
-    list_fixture_names,
-    load_capability_fixture,
-    validate_corpus,
-)
-from evaljig_fixtures.datasets import DatasetPackage, load_dataset_package
-from evaljig_fixtures.errors import ConformanceError, DatasetPackageError, EvaljigFixturesError, FixtureError
-from evaljig_fixtures.fixture import CAPABILITIES, DATA_CLASSES, FIXTURE_SCHEMA_VERSION, CapabilityFixture
-from evaljig_fixtures.runner import CHAT_PLACEHOLDER, EMBED_PLACEHOLDER, Outcome, render_table, run_corpus
-from evaljig_fixtures.transport import Target, configured_client
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+from evaljig_fixtures._datasets import DatasetPackage, load_dataset_package
+from evaljig_fixtures._errors import BuildError, DatasetPackageError, EvaljigFixturesError
+from evaljig_fixtures._moved import warn_moved
+
+if TYPE_CHECKING:  # imported on first use: vcrpy is not needed to load a dataset package
+    from evaljig_fixtures._cassettes import CANONICAL_BASE_URL, recording, replaying
 
 __all__ = [
-    "CAPABILITIES",
-    "CAPABILITY_FIXTURE_NAMES",
-    "CHAT_PLACEHOLDER",
-    "CONFORMANCE_CHECKS",
-    "DATA_CLASSES",
-    "EMBED_PLACEHOLDER",
-    "FIXTURE_NAMES",
-    "FIXTURE_SCHEMA_VERSION",
-    "CapabilityFixture",
-    "ConformanceError",
+    "CANONICAL_BASE_URL",
+    "BuildError",
     "DatasetPackage",
     "DatasetPackageError",
     "EvaljigFixturesError",
-    "FixtureError",
-    "Outcome",
-    "Target",
-    "assert_chat_conformance",
-    "assert_completion_conformance",
-    "assert_embed_conformance",
-    "assert_logprobs_conformance",
-    "assert_models_conformance",
-    "assert_stream_conformance",
-    "assert_tools_conformance",
-    "configured_client",
-    "iter_all_fixtures",
-    "iter_capability_fixtures",
-    "list_fixture_names",
-    "load_capability_fixture",
     "load_dataset_package",
-    "render_table",
-    "run_corpus",
-    "validate_corpus",
+    "recording",
+    "replaying",
 ]
+
+_LAZY = dict.fromkeys(("CANONICAL_BASE_URL", "recording", "replaying"), "evaljig_fixtures._cassettes")
+
+#: Old name here -> its name in ``evaljig_corpus`` (deprecated for one release).
+_MOVED_TO_CORPUS = {
+    **{
+        name: name
+        for name in (
+            "CAPABILITIES",
+            "CAPABILITY_FIXTURE_NAMES",
+            "CHAT_PLACEHOLDER",
+            "CONFORMANCE_CHECKS",
+            "DATA_CLASSES",
+            "EMBED_PLACEHOLDER",
+            "FIXTURE_NAMES",
+            "FIXTURE_SCHEMA_VERSION",
+            "CapabilityFixture",
+            "ConformanceError",
+            "FixtureError",
+            "Target",
+            "assert_chat_conformance",
+            "assert_completion_conformance",
+            "assert_embed_conformance",
+            "assert_logprobs_conformance",
+            "assert_models_conformance",
+            "assert_stream_conformance",
+            "assert_tools_conformance",
+            "configured_client",
+            "iter_all_fixtures",
+            "iter_capability_fixtures",
+            "list_fixture_names",
+            "load_capability_fixture",
+            "render_table",
+            "run_corpus",
+            "validate_corpus",
+        )
+    },
+    "Outcome": "FixtureVerdict",
+}
+
+
+def __getattr__(name: str) -> object:
+    """PEP 562: the cassette helpers on first use, and the moved corpus names with a warning (once per name)."""
+    if name in _LAZY:
+        value: object = getattr(importlib.import_module(_LAZY[name]), name)
+    elif name in _MOVED_TO_CORPUS:
+        new = _MOVED_TO_CORPUS[name]
+        warn_moved(f"evaljig_fixtures.{name}", f"`from evaljig_corpus import {new}`")
+        value = getattr(importlib.import_module("evaljig_corpus"), new)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # later lookups find it here: no second warning, no second import
+    return value

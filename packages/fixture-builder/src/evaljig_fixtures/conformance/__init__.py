@@ -1,30 +1,18 @@
-"""``assert_<capability>_conformance(target, **payload)``: one response-contract check per capability."""
+"""Deprecated: the conformance helpers moved to ``evaljig_corpus``; this package is removed in the next release."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from types import MappingProxyType
-from typing import Any
-
-from evaljig_fixtures.conformance.chat import assert_chat_conformance, assert_logprobs_conformance
-from evaljig_fixtures.conformance.completion import assert_completion_conformance
-from evaljig_fixtures.conformance.embed import assert_embed_conformance
-from evaljig_fixtures.conformance.models import assert_models_conformance
-from evaljig_fixtures.conformance.stream import assert_stream_conformance
-from evaljig_fixtures.conformance.tools import assert_tools_conformance
-
-#: Capability -> its helper; a fixture's ``payload`` keys are that helper's keyword arguments.
-CONFORMANCE_CHECKS: Mapping[str, Callable[..., Any]] = MappingProxyType(
-    {
-        "chat": assert_chat_conformance,
-        "completion": assert_completion_conformance,
-        "stream": assert_stream_conformance,
-        "embed": assert_embed_conformance,
-        "tools": assert_tools_conformance,
-        "logprobs": assert_logprobs_conformance,
-        "models": assert_models_conformance,
-    }
+from evaljig_corpus import (
+    CONFORMANCE_CHECKS,
+    assert_chat_conformance,
+    assert_completion_conformance,
+    assert_embed_conformance,
+    assert_logprobs_conformance,
+    assert_models_conformance,
+    assert_stream_conformance,
+    assert_tools_conformance,
 )
+from evaljig_fixtures._moved import warn_moved
 
 __all__ = [
     "CONFORMANCE_CHECKS",
@@ -36,3 +24,5 @@ __all__ = [
     "assert_stream_conformance",
     "assert_tools_conformance",
 ]
+
+warn_moved("evaljig_fixtures.conformance", "`evaljig_corpus`")

@@ -1,0 +1,65 @@
+"""evaljig-corpus: the capability fixture corpus for OpenAI-compatible providers, its loader and conformance checks.
+
+One packaged corpus of canonical inputs (a valid baseline and named invalid inputs per
+capability) so conformance tests, eval suites and provider authors stop hand-rolling payloads;
+``assert_<capability>_conformance(target, **fixture.kwargs())`` checks a target's answer.
+Importing it needs httpx and nothing heavier.
+"""
+
+from evaljig_corpus._conformance import (
+    CONFORMANCE_CHECKS,
+    assert_chat_conformance,
+    assert_completion_conformance,
+    assert_embed_conformance,
+    assert_logprobs_conformance,
+    assert_models_conformance,
+    assert_stream_conformance,
+    assert_tools_conformance,
+)
+from evaljig_corpus._corpus_run import CHAT_PLACEHOLDER, EMBED_PLACEHOLDER, FixtureVerdict, render_table, run_corpus
+from evaljig_corpus._errors import ConformanceError, EvaljigCorpusError, FixtureError
+from evaljig_corpus._fixture import CAPABILITIES, DATA_CLASSES, FIXTURE_SCHEMA_VERSION, CapabilityFixture
+from evaljig_corpus._loader import (
+    CAPABILITY_FIXTURE_NAMES,
+    FIXTURE_NAMES,
+    corpus_root,
+    iter_all_fixtures,
+    iter_capability_fixtures,
+    list_fixture_names,
+    load_capability_fixture,
+    validate_corpus,
+)
+from evaljig_corpus._transport import Target, configured_client
+
+__all__ = [
+    "CAPABILITIES",
+    "CAPABILITY_FIXTURE_NAMES",
+    "CHAT_PLACEHOLDER",
+    "CONFORMANCE_CHECKS",
+    "DATA_CLASSES",
+    "EMBED_PLACEHOLDER",
+    "FIXTURE_NAMES",
+    "FIXTURE_SCHEMA_VERSION",
+    "CapabilityFixture",
+    "ConformanceError",
+    "EvaljigCorpusError",
+    "FixtureError",
+    "FixtureVerdict",
+    "Target",
+    "assert_chat_conformance",
+    "assert_completion_conformance",
+    "assert_embed_conformance",
+    "assert_logprobs_conformance",
+    "assert_models_conformance",
+    "assert_stream_conformance",
+    "assert_tools_conformance",
+    "configured_client",
+    "corpus_root",
+    "iter_all_fixtures",
+    "iter_capability_fixtures",
+    "list_fixture_names",
+    "load_capability_fixture",
+    "render_table",
+    "run_corpus",
+    "validate_corpus",
+]

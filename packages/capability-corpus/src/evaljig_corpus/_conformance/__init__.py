@@ -1,0 +1,38 @@
+"""``assert_<capability>_conformance(target, **payload)``: one response-contract check per capability."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from evaljig_corpus._conformance.chat import assert_chat_conformance, assert_logprobs_conformance
+from evaljig_corpus._conformance.completion import assert_completion_conformance
+from evaljig_corpus._conformance.embed import assert_embed_conformance
+from evaljig_corpus._conformance.model_list import assert_models_conformance
+from evaljig_corpus._conformance.stream import assert_stream_conformance
+from evaljig_corpus._conformance.tools import assert_tools_conformance
+
+#: Capability -> its helper; a fixture's ``payload`` keys are that helper's keyword arguments.
+CONFORMANCE_CHECKS: Mapping[str, Callable[..., Any]] = MappingProxyType(
+    {
+        "chat": assert_chat_conformance,
+        "completion": assert_completion_conformance,
+        "stream": assert_stream_conformance,
+        "embed": assert_embed_conformance,
+        "tools": assert_tools_conformance,
+        "logprobs": assert_logprobs_conformance,
+        "models": assert_models_conformance,
+    }
+)
+
+__all__ = [
+    "CONFORMANCE_CHECKS",
+    "assert_chat_conformance",
+    "assert_completion_conformance",
+    "assert_embed_conformance",
+    "assert_logprobs_conformance",
+    "assert_models_conformance",
+    "assert_stream_conformance",
+    "assert_tools_conformance",
+]

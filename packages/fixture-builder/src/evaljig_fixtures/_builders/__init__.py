@@ -1,0 +1,1 @@
+"""The regen builders shipped with evaljig-fixtures; ``_builders.registry.BUILDERS`` lists them in run order."""

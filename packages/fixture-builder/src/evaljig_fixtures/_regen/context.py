@@ -1,0 +1,49 @@
+"""``BuildContext``: what a builder may use besides its own inputs, and the named requirements it can declare.
+
+Optional resources are ``None`` when unavailable; a builder that ``requires`` one is skipped
+(its committed files left untouched) instead of failing or writing something partial.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from types import MappingProxyType
+
+from evaljig_fixtures._errors import BuildError
+
+
+@dataclass(frozen=True, slots=True)
+class BuildContext:
+    """Shared by every builder of one ``regen`` run."""
+
+    committed: Path
+    """The committed fixtures folder (``--out``); read it through ``input()``, never write it."""
+    staging: Path
+    """The temporary folder builders write into (their ``out_dir``); regen syncs or compares it afterwards."""
+    check: bool = False
+    lighteval: bool = False
+    """Whether the real lighteval runs in this interpreter (its CLI beside it); ``--no-lighteval`` turns it off."""
+
+    def input(self, relative: str) -> Path:
+        """A fixture another builder produces: this run's rebuilt copy if there is one, else the committed one."""
+        parts = PurePosixPath(relative).parts
+        for root in (self.staging, self.committed):
+            candidate = root.joinpath(*parts)
+            if candidate.is_file():
+                return candidate
+        raise BuildError(f"input fixture {relative} is neither rebuilt in this run nor committed in {self.committed}")
+
+
+def _lighteval(ctx: BuildContext) -> str | None:
+    return None if ctx.lighteval else "lighteval is not available here: run `nox -s regen` (or `make regen`)"
+
+
+REQUIREMENTS: Mapping[str, Callable[[BuildContext], str | None]] = MappingProxyType({"lighteval": _lighteval})
+"""Requirement name -> why it is unmet in a context (``None`` when met). Add an entry for a new kind."""
+
+
+def unmet_requirements(requires: Iterable[str], ctx: BuildContext) -> list[str]:
+    """One reason per unmet requirement, in sorted order."""
+    return [reason for name in sorted(requires) if (reason := REQUIREMENTS[name](ctx)) is not None]

@@ -1,0 +1,203 @@
+"""Run builders into a temporary folder, then swap it into the committed folder or compare it (``--check``).
+
+Nothing in the committed folder changes unless every selected builder succeeded; skipped
+builders' files are neither rewritten, deleted nor compared. The write-back is all or nothing
+(``swap``): an interrupted one is finished or rolled back by the next run.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from evaljig_config import write_bytes_atomic
+from evaljig_fixtures._errors import BuildError
+from evaljig_fixtures._regen.builder import Builder
+from evaljig_fixtures._regen.context import BuildContext, unmet_requirements
+from evaljig_fixtures._regen.drift import Drift, compare, list_files, read, render
+from evaljig_fixtures._regen.swap import OnStep, pending, recover, stage, swap
+
+Echo = Callable[[str], None]
+EXIT_OK, EXIT_FAILED = 0, 1
+
+
+@dataclass(slots=True)
+class BuildResult:
+    """One builder in this run: ``ok`` (with the files that differ from the committed ones), skipped or failed."""
+
+    builder: Builder
+    status: str  # "ok" | "skipped" | "failed"
+    reason: str = ""
+    drifts: list[Drift] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class RegenOptions:
+    out_dir: Path
+    check: bool = False
+    lighteval: bool = False
+    on_step: OnStep | None = None
+    """Hears each ``swap.STEPS`` name before that step of the write-back (tests interrupt it there)."""
+
+
+def run_regen(selected: Sequence[Builder], registry: Sequence[Builder], options: RegenOptions, echo: Echo) -> int:
+    """Build ``selected``; unowned committed files count as drift only when the whole registry ran."""
+    if options.check and pending(options.out_dir):
+        echo(f"regen --check: an interrupted regen of {options.out_dir} is pending; run `evaljig-fixtures regen`")
+        return EXIT_FAILED
+    if not options.check:
+        _ensure_writable_parent(options.out_dir)
+        recovered = recover(options.out_dir)
+        if recovered is not None:
+            echo(f"regen: {recovered}")
+    with tempfile.TemporaryDirectory(prefix="evaljig-regen-") as tmp:
+        staging = Path(tmp)
+        ctx = BuildContext(
+            committed=options.out_dir,
+            staging=staging,
+            check=options.check,
+            lighteval=options.lighteval,
+        )
+        results = [_run_one(i, len(selected), b, ctx, echo) for i, b in enumerate(selected, start=1)]
+        stray: list[Drift] = []
+        if len(selected) == len(registry):
+            for relative in sorted(list_files(options.out_dir)):
+                if not any(b.owns(relative) for b in registry):
+                    stray.append(Drift("added", relative, read(options.out_dir, relative), None))
+        failed = [o for o in results if o.status == "failed"]
+        if failed:
+            echo(
+                f"regen: {len(failed)} builder(s) failed ({', '.join(o.builder.name for o in failed)}); nothing written"
+            )
+            return EXIT_FAILED
+        if options.check:
+            return _report_check(results, stray, options.out_dir, echo)
+        return _apply(results, stray, options, echo)
+
+
+def _ensure_writable_parent(out_dir: Path) -> None:
+    """Refuse an output folder that cannot exist (a file on its way) before any builder runs.
+
+    The staging folder sits next to ``out_dir``, so an OSError there would otherwise name it, not the
+    folder the user gave.
+    """
+    for folder in (out_dir, *out_dir.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(out_dir))
+            return
+
+
+def _run_one(index: int, total: int, builder: Builder, ctx: BuildContext, echo: Echo) -> BuildResult:
+    head = f"[{index}/{total}] {builder.name}: {', '.join(builder.outputs)} ..."
+    unmet = unmet_requirements(builder.requires, ctx)
+    if unmet:
+        reason = "; ".join(unmet)
+        echo(f"{head} skipped ({reason})")
+        return BuildResult(builder, "skipped", reason)
+    try:
+        produced = _build(builder, ctx)
+    except Exception as exc:  # any builder bug is reported, and the committed folder stays as it was
+        detail = str(exc) if isinstance(exc, BuildError) else f"{type(exc).__name__}: {exc}"
+        echo(f"{head} FAILED")
+        echo("\n".join(f"    {line}" for line in detail.splitlines()))
+        return BuildResult(builder, "failed", detail)
+    committed = {r for r in list_files(ctx.committed) if builder.owns(r)}
+    drifts = [
+        d
+        for r in sorted(produced | committed)
+        if (d := compare(r, read(ctx.committed, r), read(ctx.staging, r) if r in produced else None)) is not None
+    ]
+    status = "ok" if not drifts else "DRIFT" if ctx.check else f"updated ({len(drifts)} file(s))"
+    echo(f"{head} {status}")
+    return BuildResult(builder, "ok", drifts=drifts)
+
+
+def _build(builder: Builder, ctx: BuildContext) -> set[str]:
+    """Run one builder; what it wrote must equal what it returned, and lie inside its outputs."""
+    before = list_files(ctx.staging)
+    returned = set()
+    for path in builder.build(ctx.staging, ctx):
+        try:
+            returned.add(path.resolve().relative_to(ctx.staging.resolve()).as_posix())
+        except ValueError:
+            raise BuildError(f"builder {builder.name}: returned {path}, outside its out_dir") from None
+    written = list_files(ctx.staging) - before
+    problems = [f"wrote {r} but did not return it" for r in sorted(written - returned)]
+    problems += [f"returned {r} but did not write it" for r in sorted(returned - written)]
+    outputs = ", ".join(builder.outputs)
+    problems += [f"wrote {r}, outside its outputs {outputs}" for r in sorted(returned) if not builder.owns(r)]
+    if problems:
+        raise BuildError("\n".join(f"builder {builder.name}: {p}" for p in problems))
+    return returned
+
+
+def _skipped_lines(results: Sequence[BuildResult]) -> list[str]:
+    return [
+        f"skipped  {o.builder.name}: {o.reason}; its committed files were not checked ({', '.join(o.builder.outputs)})"
+        for o in results
+        if o.status == "skipped"
+    ]
+
+
+def _report_check(results: Sequence[BuildResult], stray: Sequence[Drift], out_dir: Path, echo: Echo) -> int:
+    drifts = [d for o in results for d in o.drifts] + list(stray)
+    built = [o for o in results if o.status == "ok"]
+    skipped = len(results) - len(built)
+    if not drifts:
+        files = sum(1 for r in list_files(out_dir) if any(o.builder.owns(r) for o in built))
+        echo(f"regen --check: clean: {len(built)} builder(s), {files} file(s) match {out_dir}; {skipped} skipped")
+        for line in _skipped_lines(results):
+            echo(line)
+        return EXIT_OK
+    counts = ", ".join(f"{sum(d.kind == k for d in drifts)} {k}" for k in ("changed", "missing", "added"))
+    echo(f"regen --check: {len(drifts)} drifted file(s) in {out_dir} ({counts}); {skipped} builder(s) skipped")
+    for drift in drifts:
+        for line in render(drift):
+            echo(line)
+    for line in _skipped_lines(results):
+        echo(line)
+    echo("fix: run `evaljig-fixtures regen` from the repository root and commit fixtures/ (never edit it by hand)")
+    return EXIT_FAILED
+
+
+def _apply(results: Sequence[BuildResult], stray: Sequence[Drift], options: RegenOptions, echo: Echo) -> int:
+    out_dir = options.out_dir
+    drifts = [d for o in results for d in o.drifts]
+
+    def change(new: Path) -> None:
+        for drift in drifts:
+            target = new.joinpath(*PurePosixPath(drift.path).parts)
+            if drift.rebuilt is not None:
+                write_bytes_atomic(target, drift.rebuilt)
+            else:
+                target.unlink()
+                _prune_empty_parents(target.parent, new)
+
+    if drifts:
+        stage(out_dir, change, options.on_step)
+        swap(out_dir, options.on_step)
+    written = sum(d.rebuilt is not None for d in drifts)
+    removed = len(drifts) - written
+    for drift in stray:
+        echo(f"left in place: {drift.path} (no builder produces it; delete it by hand if it is stale)")
+    built = [o for o in results if o.status == "ok"]
+    files = sum(1 for r in list_files(out_dir) if any(o.builder.owns(r) for o in built))
+    skipped = len(results) - len(built)
+    echo(
+        f"regen: {len(built)} builder(s), {files} file(s) in {out_dir}: {written} written, {removed} removed, "
+        f"{files - written} unchanged; {skipped} skipped"
+    )
+    for line in _skipped_lines(results):
+        echo(line.replace("were not checked", "were left untouched"))
+    return EXIT_OK
+
+
+def _prune_empty_parents(folder: Path, root: Path) -> None:
+    while folder != root and folder.is_relative_to(root) and not any(folder.iterdir()):
+        folder.rmdir()
+        folder = folder.parent
