@@ -9,18 +9,16 @@ the program the user ran (``args.prog``).
 from __future__ import annotations
 
 import argparse
-import contextlib
-import functools
 import math
 import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ParamSpec
 
 import httpx
 
+from evaljig_common import one_line_errors
 from evaljig_corpus._corpus_run import CHAT_PLACEHOLDER, EMBED_PLACEHOLDER, redacted, render_table, run_corpus
 from evaljig_corpus._errors import FixtureError
 from evaljig_corpus._fixture import CAPABILITIES
@@ -30,8 +28,6 @@ from evaljig_corpus._transport import DEFAULT_TIMEOUT, configured_client
 PROG = "evaljig-corpus"
 DESCRIPTION = "Check the capability fixture corpus, list it, or run it against an OpenAI-compatible endpoint."
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-
-_P = ParamSpec("_P")
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,29 +191,6 @@ def build_parser(
         command.configure(sub)
         sub.set_defaults(handler=command.run)
     return parser
-
-
-def one_line_errors(prog: str, exit_code: int = EXIT_USAGE) -> Callable[[Callable[_P, int]], Callable[_P, int]]:
-    """An output that cannot be written (a folder, under a file, read-only, full disk, stdout to
-    /dev/full) ends as one line on stderr and ``exit_code``, never a traceback."""
-
-    def decorate(main: Callable[_P, int]) -> Callable[_P, int]:
-        @functools.wraps(main)
-        def guarded(*args: _P.args, **kwargs: _P.kwargs) -> int:
-            try:
-                code = main(*args, **kwargs)
-                sys.stdout.flush()
-            except OSError as exc:
-                with contextlib.suppress(OSError):  # keep the interpreter from failing again on stdout at exit
-                    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-                where = exc.filename if exc.filename is not None else "output"
-                print(f"{prog}: {where}: {exc.strerror or exc}", file=sys.stderr)
-                return exit_code
-            return code
-
-        return guarded
-
-    return decorate
 
 
 def run_parsed(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:

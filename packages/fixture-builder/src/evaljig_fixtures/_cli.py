@@ -9,8 +9,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from evaljig_common import one_line_errors
 from evaljig_corpus._cli import COMMANDS as CORPUS_COMMANDS
-from evaljig_corpus._cli import Command, build_parser, one_line_errors, run_parsed
+from evaljig_corpus._cli import Command, build_parser, run_parsed
 from evaljig_fixtures._regen.command import configure_regen, run_regen_command
 
 PROG = "evaljig-fixtures"

@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from evaljig_common import write_text_atomic
 from evaljig_config import (
     LightEvalConfigRenderer,
     LiteLLMCaller,
@@ -20,7 +21,6 @@ from evaljig_config import (
     load_provider_spec,
     run_cli,
     run_python,
-    write_text_atomic,
 )
 from evaljig_fixtures._cassettes import recording
 from evaljig_fixtures._datasets import load_dataset_package

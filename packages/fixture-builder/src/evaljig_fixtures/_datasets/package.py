@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 from typing import Any
 
-from evaljig_config import write_bytes_atomic
+from evaljig_common import write_bytes_atomic
 from evaljig_corpus.strict_json import JsonInputError, duplicates, loads, loads_bytes
 from evaljig_fixtures._datasets.manifest import ANSWER_KEY_MEMBER, MANIFEST, ROWS_MEMBER, manifest_problems
 from evaljig_fixtures._errors import DatasetPackageError

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from evaljig_config import write_bytes_atomic
+from evaljig_common import write_bytes_atomic
 from evaljig_fixtures._regen.context import REQUIREMENTS, BuildContext
 
 BuildFunction = Callable[[Path, BuildContext], list[Path]]

@@ -11,7 +11,8 @@ import os
 import sys
 from pathlib import Path
 
-from evaljig_config import OFFLINE_ENV, lighteval_available
+from evaljig_common import OFFLINE_ENV
+from evaljig_config import lighteval_available
 from evaljig_fixtures._builders.registry import BUILDERS
 from evaljig_fixtures._regen.rebuild import EXIT_FAILED, RegenOptions, run_regen
 from evaljig_fixtures._regen.selection import registry_problems, select

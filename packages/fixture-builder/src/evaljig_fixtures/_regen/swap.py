@@ -22,7 +22,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from evaljig_config import write_bytes_atomic
+from evaljig_common import write_bytes_atomic
 from evaljig_fixtures._errors import BuildError
 
 READY = "READY"
