@@ -109,9 +109,10 @@ def snapshots(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """ruff check, ruff format --check, actionlint over .github/workflows/, mkdocs build --strict over docs/."""
+    """ruff, ruff format --check, the package layering (lint-imports), actionlint, mkdocs build --strict."""
     sync(session, "lint")
     session.run("ruff", "check", ".")
+    session.run("lint-imports")
     session.run("ruff", "format", "--check", ".")
     session.run("actionlint", *sorted(map(str, ROOT.glob(".github/workflows/*.y*ml"))))
     session.run("mkdocs", "build", "--strict", "--site-dir", str(Path(session.create_tmp()) / "site"))
