@@ -64,7 +64,7 @@ def run() -> str:
 
 
 def report_env(session: nox.Session) -> dict[str, str]:
-    """Offline, and per-case reports for every test of the session (see the README's reporter section)."""
+    """Offline, and per-case reports for every test of the session (see docs/reporter.md)."""
     return {**OFFLINE_ENV, "EVALJIG_RUN": run(), "EVALJIG_SESSION": session.name, "EVALJIG_ALL_TESTS": "1"}
 
 
