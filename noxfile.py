@@ -36,8 +36,8 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 #: Installed next to the built wheels and into the lighteval stack.
 TEST_REQUIREMENTS = nox.project.dependency_groups(PYPROJECT, "test")
 REPORTS = ROOT / "reports"
-#: Tests may talk to servers on this machine only.
-LOOPBACK_ONLY = "--allow-hosts=127.0.0.1,::1,localhost"
+#: Tests may talk to servers on this machine only (TCP on loopback, Unix sockets: the preload server).
+LOOPBACK_ONLY = ["--allow-hosts=127.0.0.1,::1,localhost", "--allow-unix-socket"]
 PYTEST_OK = [0, 5]
 
 
@@ -89,7 +89,7 @@ def tests(session: nox.Session) -> None:
     """
     sync(session, "dev")
     session.run(
-        "pytest", "-n", workers(), LOOPBACK_ONLY, "-m", "not lighteval", *session.posargs,
+        "pytest", "-n", workers(), *LOOPBACK_ONLY, "-m", "not lighteval", *session.posargs,
         env=report_env(session), success_codes=PYTEST_OK,
     )  # fmt: skip
 
@@ -102,7 +102,7 @@ def snapshots(session: nox.Session) -> None:
     """
     sync(session, "dev")
     session.run(
-        "pytest", "-m", "not lighteval", LOOPBACK_ONLY, *session.posargs,
+        "pytest", "-m", "not lighteval", *LOOPBACK_ONLY, *session.posargs,
         env=report_env(session), success_codes=PYTEST_OK,
     )  # fmt: skip
 
@@ -156,7 +156,7 @@ def package(session: nox.Session) -> None:
     session.run("evaljig-corpus", "validate")
     session.run(
         "pytest", "packages/capability-corpus", "packages/fixture-builder", "-p", "no:cacheprovider",
-        "--import-mode=importlib", LOOPBACK_ONLY, "-n", workers(), *session.posargs,
+        "--import-mode=importlib", *LOOPBACK_ONLY, "-n", workers(), *session.posargs,
         env={**report_env(session), "EVALJIG_CORPUS_INSTALLED_PREFIX": session.virtualenv.location},
         success_codes=PYTEST_OK,
     )  # fmt: skip
@@ -188,7 +188,7 @@ def lighteval(session: nox.Session) -> None:
     )
     session.run(
         *preload, str(bin_dir / "pytest"), "packages/config-service/tests/lighteval", "-m", "lighteval",
-        "-n", workers(), "--dist", "loadfile", "-p", "no:cacheprovider", LOOPBACK_ONLY, *session.posargs,
+        "-n", workers(), "--dist", "loadfile", "-p", "no:cacheprovider", *LOOPBACK_ONLY, *session.posargs,
         env=stack.stack_env(bin_dir, {**report_env(session), "EVALJIG_REQUIRE_LIGHTEVAL": "1"}),
         success_codes=PYTEST_OK, external=True,
     )  # fmt: skip
