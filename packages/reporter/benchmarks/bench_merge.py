@@ -21,9 +21,9 @@ from pathlib import Path
 import orjson
 
 from evaljig_report import Layout, Recorder, collect
+from evaljig_report._collect import MetricStats
 from evaljig_report.html import write_html
 from evaljig_report.layout import case_dirname
-from evaljig_report.summary import MetricStats
 
 TARGET_SECONDS = 10.0
 TARGET_MB = 300.0

@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from evaljig_report._collect import collect
 from evaljig_report.layout import INDEX_FILE, MERGED_DIR
 from evaljig_report.schema import CASE_STATUSES, METRIC_STATUSES
 
@@ -64,8 +65,6 @@ def load_outcomes(path: Path) -> RunOutcomes:
             if isinstance(index, dict) and index.get("kind") == "merged":
                 return _nonempty(_from_index(index, str(candidate)), "")
     if path.is_dir():
-        from evaljig_report.merge import collect
-
         result = collect([path])
         cases = {r.key: (r.status, {m[0]: (m[1], m[2]) for m in r.metrics}) for r in result.rows}
         unusable = f" ({len(result.problems)} files could not be used)" if result.problems else ""

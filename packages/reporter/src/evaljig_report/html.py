@@ -12,18 +12,15 @@ from __future__ import annotations
 
 from importlib.resources import files
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 import orjson
 
 from evaljig_report import atomic
+from evaljig_report._collect import MergeResult, MetricStats
 from evaljig_report.details import case_detail
 from evaljig_report.layout import RelativePaths
 from evaljig_report.rows import CaseRow
-from evaljig_report.summary import MetricStats
-
-if TYPE_CHECKING:
-    from evaljig_report.merge import MergeResult
 
 EMBED_ALL_LIMIT = 2000
 MAX_DETAILS = 5000

@@ -24,6 +24,10 @@ INDEX_FILE = "index.json"
 #: What a worker collected, written before it runs anything (see merge: collected vs recorded).
 COLLECTED_FILE = "collected.json"
 MERGED_DIR = "merged"
+#: What a merge writes into its output folder, beside its ``index.json``.
+SUMMARY_FILE = "summary.md"
+HTML_FILE = "report.html"
+JUNIT_FILE = "junit.xml"
 
 
 def session_name(env: Mapping[str, str] | None = None) -> str:

@@ -1,190 +1,27 @@
 """``evaljig-report merge``: many worker, session and shard folders -> one ``merged/`` folder.
 
-Streaming: case files are read one at a time and only a small row per case is kept; the
-outputs are written row by row, and the HTML re-reads only the case files it embeds. A case
-is identified by (session, suite, case_id): found twice with the same content (a shard folder
-given twice), it is merged once; split across workers (metrics of one case ran on two
-workers), its metrics are joined; a metric found with different outcomes is a conflict, listed
-as a problem, and the worst outcome is kept. The output does not depend on the input order.
-
-Nothing collected goes missing: a case a worker listed in its ``collected.json`` but nobody
-recorded becomes an ``error`` row saying why (a worker or the session died, or the session
-stopped early), and worker or session folders without their ``index.json`` are problems.
+Streaming: case files are read one at a time and only a small row per case is kept (``collect``);
+the outputs are written row by row, and the HTML re-reads only the case files it embeds.
 """
 
 from __future__ import annotations
 
-import gc
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
 
 from evaljig_report import atomic
-from evaljig_report.discover import MAX_CASE_BYTES, Collected, Found, Problem, iter_cases
+from evaljig_report._collect import MergeResult, MetricStats, collect
+from evaljig_report.discover import MAX_CASE_BYTES
 from evaljig_report.html import write_html
 from evaljig_report.junit import write_junit
-from evaljig_report.layout import RelativePaths, display_path
-from evaljig_report.rows import CaseRow, status_counts
-from evaljig_report.schema import SCHEMA_VERSION, schema_errors
-from evaljig_report.summary import MetricStats, append_step_summary, write_summary
-
-INDEX_FILE = "index.json"
-SUMMARY_FILE = "summary.md"
-HTML_FILE = "report.html"
-JUNIT_FILE = "junit.xml"
-
-
-@dataclass
-class MergeResult:
-    """What a merge found and wrote."""
-
-    out_dir: Path
-    rows: list[CaseRow]
-    problems: list[Problem]
-    duplicates: int = 0
-    files_read: int = 0
-    inputs: list[str] = field(default_factory=list)
-    #: Every worker folder the cases came from, as ``run/session/worker`` (the proposal's ``runs``).
-    runs: set[str] = field(default_factory=set)
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def counts(self) -> dict[str, int]:
-        return status_counts(self.rows)
-
-    @property
-    def html(self) -> Path:
-        return self.out_dir / HTML_FILE
-
-    @property
-    def summary(self) -> Path:
-        return self.out_dir / SUMMARY_FILE
-
-
-def collect(
-    inputs: Sequence[Path], *, skip: Iterable[Path] = (), validate: bool = False, max_bytes: int = MAX_CASE_BYTES
-) -> MergeResult:
-    """Read every case under ``inputs`` into rows; unusable files and conflicting results become problems.
-
-    Everything is sorted, so the same files give the same result in any input order.
-    """
-    table: dict[tuple[str, str, str], CaseRow] = {}
-    problems: list[Problem] = []
-    result = MergeResult(Path(), [], problems, inputs=sorted(str(p) for p in inputs))
-    collected: list[Collected] = []
-    with _no_cyclic_gc():
-        for item in iter_cases(inputs, skip, max_bytes=max_bytes):
-            if isinstance(item, Problem):
-                problems.append(Problem(display_path(item.path), item.problem))
-                continue
-            if isinstance(item, Collected):
-                collected.append(item)
-                continue
-            result.files_read += 1
-            row = _row(item, problems, validate, result.runs)
-            if row is None:
-                continue
-            known = table.get(row.key)
-            if known is None:
-                table[row.key] = row
-            else:
-                known.absorb(row)
-    _reconcile(table, collected, problems)
-    result.rows = sorted(table.values(), key=lambda r: r.key)
-    for row in result.rows:
-        result.duplicates += row.duplicates
-        problems += _conflicts(row)
-    problems.sort(key=lambda p: (p.path, p.problem))
-    return result
-
-
-def _reconcile(table: dict[tuple[str, str, str], CaseRow], collected: list[Collected], problems: list[Problem]) -> None:
-    """Every collected case that no file recorded becomes an ``error`` row; unfinished folders become problems."""
-    expected: dict[tuple[str, str, str], tuple[str, set[str]]] = {}
-    dead: dict[str, set[str]] = {}  # session folder -> workers without an index
-    for found in collected:
-        worker_dir = Path(found.path).parent
-        session_dir = worker_dir.parent
-        dead.setdefault(str(session_dir), set())
-        if not found.finished:
-            dead[str(session_dir)].add(worker_dir.name)
-            problems.append(
-                Problem(display_path(str(worker_dir)), "worker folder without index.json: it crashed or was killed")
-            )
-        try:
-            doc = orjson.loads(found.data)
-            for row in doc["cases"]:
-                key = (str(doc["session"]), str(row["suite"]), str(row["case_id"]))
-                expected.setdefault(key, (str(row.get("kind", "eval")), set()))[1].add(str(session_dir))
-        except (orjson.JSONDecodeError, KeyError, TypeError) as exc:
-            problems.append(Problem(display_path(found.path), f"unusable list of collected cases: {exc}"))
-    for session in sorted(dead):
-        if not (Path(session) / INDEX_FILE).exists():
-            problems.append(
-                Problem(display_path(session), "session folder without index.json: the session did not finish")
-            )
-    for key, (kind, session_dirs) in expected.items():
-        if key not in table:
-            why = _missing_reason(sorted(w for d in session_dirs for w in dead[d]), session_dirs)
-            table[key] = CaseRow(key[0], key[1], key[2], kind, "error", [], [why], [], 0.0)
-
-
-def _missing_reason(dead_workers: list[str], session_dirs: set[str]) -> str:
-    if dead_workers:
-        return (
-            f"collected but no result: worker {', '.join(dead_workers)} crashed or was killed "
-            "before this case finished (it wrote no index.json)"
-        )
-    if not all((Path(d) / INDEX_FILE).exists() for d in session_dirs):
-        return "collected but no result: the test session crashed or was killed before this case ran"
-    return "collected but no result: the session stopped before this case ran (-x/--maxfail or an interrupt)"
-
-
-@contextmanager
-def _no_cyclic_gc() -> Iterator[None]:
-    """Pause the cyclic GC while rows pile up: the reads create no cycles, and each collection
-    would rescan every row kept so far (about a tenth of a 100k-file merge)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _conflicts(row: CaseRow) -> list[Problem]:
-    """A problem per metric whose files disagree, on the first of the case's files, naming the others."""
-    notes = row.conflict_notes()
-    if not notes:
-        return []
-    first, *others = (display_path(p) for p in row.paths)
-    return [Problem(first, f"{note}; other files: {', '.join(others)}") for note in notes]
-
-
-def _row(found: Found, problems: list[Problem], validate: bool, runs: set[str]) -> CaseRow | None:
-    try:
-        doc = orjson.loads(found.data)
-    except orjson.JSONDecodeError:
-        what = "not valid JSON (truncated or corrupt)" if found.data.strip() else "empty file"
-        problems.append(Problem(display_path(found.path), what))
-        return None
-    try:
-        row = CaseRow.from_doc(doc, found.path)
-        if validate and (errors := schema_errors(doc)):
-            raise ValueError(f"schema: {errors[0]}")
-    except ValueError as exc:
-        problems.append(Problem(display_path(found.path), f"does not match the case schema: {exc}"))
-        return None
-    parts = [doc["source"].get(k) for k in ("run", "session", "worker")]
-    if all(type(p) is str for p in parts):
-        runs.add("/".join(parts))
-    return row
+from evaljig_report.layout import HTML_FILE, INDEX_FILE, JUNIT_FILE, SUMMARY_FILE, RelativePaths
+from evaljig_report.rows import CaseRow
+from evaljig_report.schema import SCHEMA_VERSION
+from evaljig_report.summary import append_step_summary, write_summary
 
 
 def generated_at(env: Mapping[str, str] | None = None) -> str:

@@ -2,53 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from evaljig_report import atomic
-from evaljig_report.rows import CaseRow
-
-if TYPE_CHECKING:
-    from evaljig_report.merge import MergeResult
+from evaljig_report._collect import MergeResult, MetricStats
+from evaljig_report.layout import HTML_FILE
 
 MAX_LISTED = 50
 ICONS = {"pass": "✅", "fail": "❌", "error": "💥", "skip": "⏭️"}
-
-
-@dataclass
-class MetricStat:
-    """How one metric fared across all cases."""
-
-    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(("pass", "fail", "skip"), 0))
-    score_sum: float = 0.0
-    scored: int = 0
-
-    @property
-    def mean(self) -> float | None:
-        return self.score_sum / self.scored if self.scored else None
-
-
-@dataclass
-class MetricStats:
-    """Per-metric pass/fail/skip counts and mean scores, computed once per merge."""
-
-    by_name: dict[str, MetricStat]
-
-    @classmethod
-    def of(cls, rows: Iterable[CaseRow]) -> MetricStats:
-        by_name: dict[str, MetricStat] = {}
-        for row in rows:
-            for name, status, score, _, _ in row.metrics:
-                stat = by_name.get(name)
-                if stat is None:
-                    stat = by_name[name] = MetricStat()
-                stat.counts[status] += 1
-                if score is not None:
-                    stat.score_sum += score
-                    stat.scored += 1
-        return cls(dict(sorted(by_name.items())))
 
 
 def _cell(text: str, limit: int = 160) -> str:
@@ -56,7 +17,7 @@ def _cell(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def render_summary(result: MergeResult, stats: MetricStats, html_name: str = "report.html") -> str:
+def render_summary(result: MergeResult, stats: MetricStats, html_name: str = HTML_FILE) -> str:
     counts = result.counts
     total = len(result.rows)
     lines = [
