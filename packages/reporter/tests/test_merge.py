@@ -83,7 +83,7 @@ def test_a_case_split_across_workers_joins_its_metrics_in_name_order(
     populate(worker="gw1", records=[make_record("c", other, status[other])])
     result = merge([run], tmp_path / "merged")
     assert len(result.rows) == 1
-    assert [m[0] for m in result.rows[0].metrics] == ["exact", "judge"]  # whichever worker ran which
+    assert [m.name for m in result.rows[0].metrics] == ["exact", "judge"]  # whichever worker ran which
     assert result.rows[0].status == "fail"
     assert result.duplicates == 0
     assert result.problems == []
@@ -105,7 +105,7 @@ def test_a_conflict_keeps_the_worst_result_in_any_order_and_is_listed(
 ) -> None:
     result = merge([conflicting[i] for i in order], Path("merged"))
     c1 = next(r for r in result.rows if r.case_id == "c1")
-    assert (c1.status, [m[:4] for m in c1.metrics]) == ("fail", [("exact", "fail", 0.0, "wrong answer")])
+    assert (c1.status, [(m.name, *m.outcome) for m in c1.metrics]) == ("fail", [("exact", "fail", 0.0, "wrong answer")])
     assert result.duplicates == 3  # the copy of c1's pass and two copies of c2: identical content only
     files = [Path(p).relative_to(Path.cwd()).as_posix() for p in c1.paths]
     assert [f.split("/")[0] for f in files] == ["a-copy", "a", "b"]  # sorted, whatever the input order

@@ -199,12 +199,12 @@ class MetricStats:
     def of(cls, rows: Iterable[CaseRow]) -> MetricStats:
         by_name: dict[str, MetricStat] = {}
         for row in rows:
-            for name, status, score, _, _ in row.metrics:
-                stat = by_name.get(name)
+            for metric in row.metrics:
+                stat = by_name.get(metric.name)
                 if stat is None:
-                    stat = by_name[name] = MetricStat()
-                stat.counts[status] += 1
-                if score is not None:
-                    stat.score_sum += score
+                    stat = by_name[metric.name] = MetricStat()
+                stat.counts[metric.status] += 1
+                if metric.score is not None:
+                    stat.score_sum += metric.score
                     stat.scored += 1
         return cls(dict(sorted(by_name.items())))

@@ -13,7 +13,7 @@ import math
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -25,8 +25,15 @@ KINDS = ("regressed", "improved", "appeared", "disappeared", "changed")
 CASE_LEVEL = "(case)"
 MAX_LISTED = 200
 
-Outcome = tuple[str, float | None]  # (status, score)
+#: (session, suite, case_id): how cases of two runs are matched.
 CaseKey = tuple[str, str, str]
+
+
+class StatusScore(NamedTuple):
+    """A metric's status and score in one run; a case-level change (``CASE_LEVEL``) has the case's status, no score."""
+
+    status: str
+    score: float | None
 
 
 class CompareError(Exception):
@@ -38,15 +45,15 @@ class Change:
     kind: str
     key: CaseKey
     metric: str
-    base: Outcome | None
-    new: Outcome | None
+    base: StatusScore | None
+    new: StatusScore | None
 
 
 @dataclass(frozen=True)
 class RunOutcomes:
-    """Per case: its status and, per metric, (status, score)."""
+    """Per case: its status and, per metric, its status and score."""
 
-    cases: dict[CaseKey, tuple[str, dict[str, Outcome]]]
+    cases: dict[CaseKey, tuple[str, dict[str, StatusScore]]]
     source: str
 
 
@@ -66,7 +73,7 @@ def load_outcomes(path: Path) -> RunOutcomes:
                 return _nonempty(_from_index(index, str(candidate)), "")
     if path.is_dir():
         result = collect([path])
-        cases = {r.key: (r.status, {m[0]: (m[1], m[2]) for m in r.metrics}) for r in result.rows}
+        cases = {r.key: (r.status, {m.name: StatusScore(m.status, m.score) for m in r.metrics}) for r in result.rows}
         unusable = f" ({len(result.problems)} files could not be used)" if result.problems else ""
         return _nonempty(RunOutcomes(cases, str(path)), unusable)
     raise CompareError(f"{path}: not a merged index.json or a reports folder")
@@ -82,7 +89,7 @@ def _from_index(index: dict[str, object], source: str) -> RunOutcomes:
     rows = index.get("cases")
     if not isinstance(rows, list):
         raise CompareError(f"{source}: cases: expected a list of case rows, found {type(rows).__name__}")
-    cases: dict[CaseKey, tuple[str, dict[str, Outcome]]] = {}
+    cases: dict[CaseKey, tuple[str, dict[str, StatusScore]]] = {}
     for n, row in enumerate(rows):
         try:
             key, outcomes = _index_row(row)
@@ -100,7 +107,7 @@ def _text(row: dict[str, Any], field: str, allowed: Collection[str] = ()) -> str
     return value
 
 
-def _index_row(row: object) -> tuple[CaseKey, tuple[str, dict[str, Outcome]]]:
+def _index_row(row: object) -> tuple[CaseKey, tuple[str, dict[str, StatusScore]]]:
     """One case row of a merged index; ``ValueError`` names the field that is missing or malformed."""
     if not isinstance(row, dict):
         raise ValueError(f"expected a case row (an object), found {row!r:.60}")
@@ -109,7 +116,7 @@ def _index_row(row: object) -> tuple[CaseKey, tuple[str, dict[str, Outcome]]]:
     metrics = row.get("metrics")
     if not isinstance(metrics, list):
         raise ValueError(f"metrics: expected a list, found {metrics!r:.60}")
-    outcomes: dict[str, Outcome] = {}
+    outcomes: dict[str, StatusScore] = {}
     for n, metric in enumerate(metrics):
         if not isinstance(metric, dict):
             raise ValueError(f"metrics[{n}]: expected an object, found {metric!r:.60}")
@@ -117,13 +124,13 @@ def _index_row(row: object) -> tuple[CaseKey, tuple[str, dict[str, Outcome]]]:
         if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
             raise ValueError(f"metrics[{n}].score: expected a number or null, found {score!r:.60}")
         try:
-            outcomes[_text(metric, "name")] = (_text(metric, "status", METRIC_STATUSES), score)
+            outcomes[_text(metric, "name")] = StatusScore(_text(metric, "status", METRIC_STATUSES), score)
         except ValueError as exc:
             raise ValueError(f"metrics[{n}].{exc}") from None
     return key, (status, outcomes)
 
 
-def _metric_change(base: Outcome, new: Outcome, tolerance: float) -> str | None:
+def _metric_change(base: StatusScore, new: StatusScore, tolerance: float) -> str | None:
     (bs, bscore), (ns, nscore) = base, new
     if bs != ns:
         if "skip" in (bs, ns):
@@ -153,14 +160,16 @@ def diff(base: RunOutcomes, new: RunOutcomes, tolerance: float = 0.0) -> Iterato
             kind = "appeared" if b is None else "disappeared"
             present = n if n is not None else b
             assert present is not None
-            outcomes = present[1] or {CASE_LEVEL: (present[0], None)}  # a case without metrics still (dis)appears
+            outcomes = present[1] or {
+                CASE_LEVEL: StatusScore(present[0], None)
+            }  # a case without metrics still (dis)appears
             for metric, outcome in outcomes.items():
                 yield Change(kind, key, metric, None if b is None else outcome, outcome if b is None else None)
             continue
         if n[0] == "error" and b[0] != "error":
-            yield Change("regressed", key, CASE_LEVEL, (b[0], None), (n[0], None))
+            yield Change("regressed", key, CASE_LEVEL, StatusScore(b[0], None), StatusScore(n[0], None))
         elif b[0] == "error" and n[0] != "error":
-            yield Change("improved", key, CASE_LEVEL, (b[0], None), (n[0], None))
+            yield Change("improved", key, CASE_LEVEL, StatusScore(b[0], None), StatusScore(n[0], None))
         for metric in sorted(b[1].keys() | n[1].keys()):
             bm, nm = b[1].get(metric), n[1].get(metric)
             if bm is None or nm is None:
@@ -169,7 +178,7 @@ def diff(base: RunOutcomes, new: RunOutcomes, tolerance: float = 0.0) -> Iterato
                 yield Change(change, key, metric, bm, nm)
 
 
-def _fmt(outcome: Outcome | None) -> str:
+def _fmt(outcome: StatusScore | None) -> str:
     if outcome is None:
         return "-"
     status, score = outcome
@@ -213,8 +222,8 @@ def changes_json(changes: list[Change]) -> list[dict[str, object]]:
             "suite": c.key[1],
             "case_id": c.key[2],
             "metric": c.metric,
-            "base": None if c.base is None else {"status": c.base[0], "score": c.base[1]},
-            "new": None if c.new is None else {"status": c.new[0], "score": c.new[1]},
+            "base": None if c.base is None else c.base._asdict(),
+            "new": None if c.new is None else c.new._asdict(),
         }
         for c in changes
     ]

@@ -26,10 +26,11 @@ CONTROLLER_WORKER = "controller"
 #: The parameter of a tool-eval test that holds its case (``evaljig_cases.ToolEval`` uses it).
 CASE_PARAM = "evaljig_case"
 
-CaseKey = tuple[str, str, str]  # (suite, case_id, kind)
+#: A collected case: (suite, case_id, kind).
+CollectedKey = tuple[str, str, str]
 
 
-def case_key(item: pytest.Item, all_tests: bool) -> CaseKey | None:
+def case_key(item: pytest.Item, all_tests: bool) -> CollectedKey | None:
     """The case an item belongs to: a tool-eval item by its ``evaljig_case`` parameter, else by its node id."""
     callspec = getattr(item, "callspec", None)
     params: dict[str, Any] = getattr(callspec, "params", {}) or {}
@@ -44,9 +45,9 @@ def case_key(item: pytest.Item, all_tests: bool) -> CaseKey | None:
     return None
 
 
-def collected_cases(items: Iterable[pytest.Item], all_tests: bool) -> dict[CaseKey, list[str]]:
+def collected_cases(items: Iterable[pytest.Item], all_tests: bool) -> dict[CollectedKey, list[str]]:
     """Every case of ``items`` and the node ids of its items (empty when no item is a case)."""
-    cases: dict[CaseKey, list[str]] = {}
+    cases: dict[CollectedKey, list[str]] = {}
     for item in items:
         key = case_key(item, all_tests)
         if key is not None:
@@ -54,7 +55,7 @@ def collected_cases(items: Iterable[pytest.Item], all_tests: bool) -> dict[CaseK
     return cases
 
 
-def write_collected(layout: Layout, cases: Mapping[CaseKey, list[str]]) -> Path:
+def write_collected(layout: Layout, cases: Mapping[CollectedKey, list[str]]) -> Path:
     """``<worker>/collected.json``: the cases this process collected (``collected_cases``)."""
     doc = {
         "schema_version": SCHEMA_VERSION,
@@ -77,7 +78,7 @@ class CollectedCases:
 
     def __init__(self, session_dir: Path) -> None:
         self.session_dir = session_dir
-        self._by_nodeid: dict[str, CaseKey] = {}
+        self._by_nodeid: dict[str, CollectedKey] = {}
         self._read: set[str] = set()
 
     def load(self, worker: str) -> None:
@@ -95,12 +96,12 @@ class CollectedCases:
             return  # not written yet (or unusable): the node id alone still names the test
         self._read.add(worker)
 
-    def get(self, nodeid: str, worker: str | None = None) -> CaseKey | None:
+    def get(self, nodeid: str, worker: str | None = None) -> CollectedKey | None:
         if nodeid not in self._by_nodeid and worker is not None:
             self.load(worker)
         return self._by_nodeid.get(nodeid)
 
-    def of(self, nodeid: str, worker: str) -> CaseKey:
+    def of(self, nodeid: str, worker: str) -> CollectedKey:
         """The case of ``nodeid``; an unknown item is a case of kind ``pytest`` named after it."""
         key = self.get(nodeid, worker)
         if key is None:

@@ -105,7 +105,7 @@ def _artifact(entry: dict[str, Any], case_dir: Path, rel_dir: str) -> dict[str, 
 
 def _kept_metrics(row: CaseRow, docs: list[dict[str, Any]]) -> list[Any]:
     """Per metric, the full record of the outcome the row kept (the worst one, when files disagree)."""
-    wanted = {name: (status, score, reason) for name, status, score, reason, _ in row.metrics}
+    wanted = {m.name: m.outcome for m in row.metrics}
     chosen: dict[str, Any] = {}
     for doc in docs:
         for metric in doc.get("metrics") or []:

@@ -62,8 +62,8 @@ def session_stats(rows: list[CaseRow]) -> dict[str, dict[str, Any]]:
         stat[row.status] += 1
         acc = sums[row.session]
         for metric in row.metrics:
-            if metric[2] is not None:
-                acc[0] += metric[2]
+            if metric.score is not None:
+                acc[0] += metric.score
                 acc[1] += 1
     for name, (total, scored) in sums.items():
         sessions[name]["mean"] = total / scored if scored else None
@@ -103,7 +103,7 @@ def write_html(path: Path, result: MergeResult, stats: MetricStats, generated: s
                         row.suite,
                         row.case_id,
                         row.status,
-                        [m[:3] for m in row.metrics],
+                        [(m.name, m.status, m.score) for m in row.metrics],
                         row.why(),
                         want,
                         round(row.duration_s, 6),

@@ -29,8 +29,10 @@ def _testcase(row: CaseRow) -> str:
     if row.status == "pass":
         return head + " />\n"
     details = "\n".join(
-        f"{name}: {status}" + (f" (score {score:g})" if score is not None else "") + (f" - {reason}" if reason else "")
-        for name, status, score, reason, _ in row.metrics
+        f"{m.name}: {m.status}"
+        + (f" (score {m.score:g})" if m.score is not None else "")
+        + (f" - {m.reason}" if m.reason else "")
+        for m in row.metrics
     )
     details = "\n".join([*row.errors, details]) if row.errors else details
     tag = {"fail": "failure", "error": "error", "skip": "skipped"}[row.status]

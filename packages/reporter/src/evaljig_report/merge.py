@@ -74,7 +74,10 @@ def row_json(row: CaseRow, rel: RelativePaths) -> dict[str, object]:
         "kind": row.kind,
         "status": row.status,
         "inference_status": row.inference_status,
-        "metrics": [{"name": n, "metric": n, "status": s, "score": sc, "reason": r} for n, s, sc, r, _ in row.metrics],
+        "metrics": [
+            {"name": m.name, "metric": m.name, "status": m.status, "score": m.score, "reason": m.reason}
+            for m in row.metrics
+        ],
         "errors": row.errors,
         "duration_s": round(row.duration_s, 6),
         "paths": [rel(p) for p in row.paths],

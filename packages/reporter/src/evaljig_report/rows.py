@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from evaljig_report.casefile import case_status
 from evaljig_report.schema import ARTIFACT_FILE, CASE_STATUSES, METRIC_STATUSES, SCHEMA_VERSION
@@ -13,10 +13,29 @@ from evaljig_report.schema import ARTIFACT_FILE, CASE_STATUSES, METRIC_STATUSES,
 #: Reasons and errors kept in a row are cut to this many characters (full text stays in case.json).
 MAX_ROW_TEXT = 300
 
-#: (name, status, score, reason, duration_s) — reason kept only for metrics that did not pass.
-Metric = tuple[str, str, float | None, str, float]
-#: What two files must agree on for a metric to be the same result: (status, score, reason).
-Outcome = tuple[str, float | None, str]
+
+class MetricOutcome(NamedTuple):
+    """What two files must agree on for a metric to be the same result."""
+
+    status: str
+    score: float | None
+    reason: str
+
+
+class MetricRow(NamedTuple):
+    """One metric of a case as a merge keeps it (a tuple: 100,000 cases keep a few hundred thousand)."""
+
+    name: str
+    status: str
+    score: float | None
+    #: Kept only for metrics that did not pass.
+    reason: str
+    duration_s: float
+
+    @property
+    def outcome(self) -> MetricOutcome:
+        return MetricOutcome(self.status, self.score, self.reason)
+
 
 #: Worst first: a conflict keeps the worse result, whichever file was read first.
 _STATUS_RANK = {"fail": 0, "pass": 1, "skip": 2}
@@ -27,34 +46,34 @@ def _short(text: object) -> str:
     return s if len(s) <= MAX_ROW_TEXT else s[: MAX_ROW_TEXT - 1] + "…"
 
 
-def _name(metric: Metric) -> str:
-    return metric[0]
+def _name(metric: MetricRow) -> str:
+    return metric.name
 
 
-def _outcome_key(outcome: Outcome) -> tuple[int, bool, float, str]:
+def _outcome_key(outcome: MetricOutcome) -> tuple[int, bool, float, str]:
     """Worst first: fail, pass, skip; then the lower score; then the reason, so the order is total."""
     status, score, reason = outcome
     return (_STATUS_RANK[status], score is None, score or 0.0, reason)
 
 
-def _worst(a: Metric, b: Metric) -> Metric:
+def _worst(a: MetricRow, b: MetricRow) -> MetricRow:
     """The worse of two results of one metric; equal outcomes keep the longer duration."""
-    return min(a, b, key=lambda m: (*_outcome_key(m[1:4]), -m[4]))
+    return min(a, b, key=lambda m: (*_outcome_key(m.outcome), -m.duration_s))
 
 
-def describe_outcome(outcome: Outcome) -> str:
+def describe_outcome(outcome: MetricOutcome) -> str:
     status, score, reason = outcome
     text = status if score is None else f"{status} (score {score:g})"
     return f"{text}: {reason}" if reason else text
 
 
-def outcome_of(metric: dict[str, Any]) -> Outcome:
+def outcome_of(metric: dict[str, Any]) -> MetricOutcome:
     """A case file's metric as a row keeps it: a score that is not a number is None; pass keeps no reason."""
     status: Any = metric.get("status")
     score = metric.get("score")
     if type(score) is not float and type(score) is not int:
         score = None
-    return status, score, "" if status == "pass" else _short(metric.get("reason"))
+    return MetricOutcome(status, score, "" if status == "pass" else _short(metric.get("reason")))
 
 
 def _check_artifacts(artifacts: Any) -> None:
@@ -82,7 +101,7 @@ class CaseRow:
     case_id: str
     kind: str
     status: str
-    metrics: list[Metric]
+    metrics: list[MetricRow]
     errors: list[str]
     paths: list[str]
     duration_s: float
@@ -90,7 +109,7 @@ class CaseRow:
     #: Distinct file contents seen, once a second file was folded in (duplicates = files - len).
     contents: set[tuple[object, ...]] | None = None
     #: Metric name -> every outcome found for it, for metrics whose files disagree.
-    conflicts: dict[str, set[Outcome]] | None = None
+    conflicts: dict[str, set[MetricOutcome]] | None = None
     #: The tool-eval proposal's index fields: ``case.tool_id`` and ``inference.status`` (None when absent).
     tool_id: str | None = None
     inference_status: str | None = None
@@ -121,7 +140,7 @@ class CaseRow:
             status = doc["status"]
             if status not in CASE_STATUSES:
                 raise ValueError(f"status {status!r} is not one of {', '.join(CASE_STATUSES)}")
-            metrics: list[Metric] = []
+            metrics: list[MetricRow] = []
             total = 0.0
             for m in doc["metrics"]:  # the rules of outcome_of, inlined: this runs for every metric of every file
                 name, mstatus, score, duration = m["name"], m["status"], m.get("score"), m.get("duration_s") or 0.0
@@ -130,7 +149,8 @@ class CaseRow:
                 if type(score) is not float and (type(score) is not int):
                     score = None
                 total += duration  # TypeError when it is not a number
-                metrics.append((name, mstatus, score, "" if mstatus == "pass" else _short(m.get("reason")), duration))
+                reason = "" if mstatus == "pass" else _short(m.get("reason"))
+                metrics.append(MetricRow(name, mstatus, score, reason, duration))
             errors = doc["errors"]
             if type(errors) is not list:
                 raise ValueError("errors must be a list")
@@ -155,7 +175,7 @@ class CaseRow:
         )
 
     def _content(self) -> tuple[object, ...]:
-        return (tuple(m[:4] for m in self.metrics), tuple(self.errors))
+        return (tuple((m.name, *m.outcome) for m in self.metrics), tuple(self.errors))
 
     def absorb(self, other: CaseRow) -> None:
         """Fold in the same case found in another (single) file: its metrics, errors and path join this row."""
@@ -163,22 +183,22 @@ class CaseRow:
             self.contents = {self._content()}
         self.contents.add(other._content())
         self.files += 1
-        kept = {m[0]: m for m in self.metrics}
+        kept = {m.name: m for m in self.metrics}
         for metric in other.metrics:
-            known = kept.get(metric[0])
-            if known is not None and known[1:4] != metric[1:4]:
-                self._conflict(metric[0], known[1:4], metric[1:4])
-            kept[metric[0]] = metric if known is None else _worst(known, metric)
+            known = kept.get(metric.name)
+            if known is not None and known.outcome != metric.outcome:
+                self._conflict(metric.name, known.outcome, metric.outcome)
+            kept[metric.name] = metric if known is None else _worst(known, metric)
         self.metrics = sorted(kept.values(), key=_name)
         self.errors = sorted({*self.errors, *other.errors})
         self.paths = sorted({*self.paths, *other.paths})
         self.kind = min(self.kind, other.kind)
         self.tool_id = _least(self.tool_id, other.tool_id)
         self.inference_status = _least(self.inference_status, other.inference_status)
-        self.duration_s = math.fsum(m[4] for m in self.metrics)
-        self.status = case_status((m[1] for m in self.metrics), bool(self.errors))
+        self.duration_s = math.fsum(m.duration_s for m in self.metrics)
+        self.status = case_status((m.status for m in self.metrics), bool(self.errors))
 
-    def _conflict(self, name: str, *outcomes: Outcome) -> None:
+    def _conflict(self, name: str, *outcomes: MetricOutcome) -> None:
         if self.conflicts is None:
             self.conflicts = {}
         self.conflicts.setdefault(name, set()).update(outcomes)
@@ -197,11 +217,9 @@ class CaseRow:
     def why(self) -> str:
         """The short reason a case did not pass."""
         parts = list(self.errors)
-        parts += [
-            f"{name}: {reason}" if reason else name for name, status, _, reason, _ in self.metrics if status == "fail"
-        ]
+        parts += [f"{m.name}: {m.reason}" if m.reason else m.name for m in self.metrics if m.status == "fail"]
         if not parts and self.status == "skip":
-            parts = [reason for _, _, _, reason, _ in self.metrics if reason][:1]
+            parts = [m.reason for m in self.metrics if m.reason][:1]
         return "; ".join(parts)
 
 
