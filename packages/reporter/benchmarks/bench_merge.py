@@ -20,10 +20,11 @@ from pathlib import Path
 
 import orjson
 
-from evaljig_report import Layout, Recorder, collect
+from evaljig_report import collect
 from evaljig_report._collect import MetricStats
-from evaljig_report.html import write_html
-from evaljig_report.layout import case_dirname
+from evaljig_report._html import write_html
+from evaljig_report._layout import Layout, case_dirname
+from evaljig_report._recorder import Recorder
 
 TARGET_SECONDS = 10.0
 TARGET_MB = 300.0
@@ -84,7 +85,7 @@ def time_merge(run: Path) -> tuple[float, float, str]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "evaljig_report.cli", "merge", str(run), "--no-step-summary"],
+        [sys.executable, "-m", "evaljig_report", "merge", str(run), "--no-step-summary"],
         capture_output=True,
         text=True,
         check=True,

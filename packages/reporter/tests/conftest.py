@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from evaljig_report import Layout, Recorder
+from evaljig_report._layout import Layout
+from evaljig_report._recorder import Recorder
 
 # 1x1 transparent PNG
 PNG = base64.b64decode(

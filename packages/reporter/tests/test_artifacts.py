@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from evaljig_report.artifacts import MAX_NAME_CHARS, NameRegistry, sanitize_name, write_artifacts
+from evaljig_report._artifacts import MAX_NAME_CHARS, NameRegistry, sanitize_name, write_artifacts
 
 from .conftest import CSV, PNG, b64
 

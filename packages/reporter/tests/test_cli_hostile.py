@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from evaljig_report.cli import main
+from evaljig_report._cli import main
 from testkit.cli import run_with_full_stdout
 
 
 def test_stdout_to_dev_full_is_one_line_exit_2(tmp_path: Path) -> None:
-    proc = run_with_full_stdout("evaljig_report.cli", "validate", str(tmp_path))
+    proc = run_with_full_stdout("evaljig_report", "validate", str(tmp_path))
     assert proc.returncode == 2
     assert proc.stderr == "evaljig-report: output: No space left on device\n"
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from evaljig_report import merge
-from evaljig_report.cli import main
+from evaljig_report._cli import main
 
 from .conftest import Populate, make_record
 

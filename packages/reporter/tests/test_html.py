@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from evaljig_report import html, merge, schema_errors
+from evaljig_report import _html, merge, schema_errors
 
 from .conftest import CSV, PNG, Populate, b64, make_record
 
@@ -106,7 +106,7 @@ def test_status_filter(report: Path, tmp_path: Path) -> None:
 def test_large_runs_embed_details_of_non_passing_cases_only(
     tmp_path: Path, populate: Populate, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(html, "EMBED_ALL_LIMIT", 2)
+    monkeypatch.setattr(_html, "EMBED_ALL_LIMIT", 2)
     run = populate(records=[make_record(f"p{i}") for i in range(3)] + [make_record("f", status="fail")])
     merge([run], tmp_path / "merged")
     text = (tmp_path / "merged" / "report.html").read_text()
@@ -138,8 +138,8 @@ def test_rows_are_listed_failures_first(report: Path) -> None:
 def test_large_runs_embed_errors_and_failures_before_skips(
     tmp_path: Path, populate: Populate, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(html, "EMBED_ALL_LIMIT", 2)
-    monkeypatch.setattr(html, "MAX_DETAILS", 2)
+    monkeypatch.setattr(_html, "EMBED_ALL_LIMIT", 2)
+    monkeypatch.setattr(_html, "MAX_DETAILS", 2)
     records = [make_record("a-skip", status="skip"), make_record("b-fail", status="fail")]
     records += [make_record("c-pass"), make_record("z-error", error="boom")]
     merge([populate(records=records)], tmp_path / "merged")

@@ -15,7 +15,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from evaljig_report import details, merge
+from evaljig_report import _details, merge
 
 from .conftest import CSV, PNG, Populate, b64, make_record
 from .test_html import CHROMIUM_FLAGS, chromium
@@ -73,7 +73,7 @@ class Page:
 
 @pytest.fixture
 def report(tmp_path: Path, populate: Populate, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr(details, "MAX_IMAGE_BYTES", 200)
+    monkeypatch.setattr(_details, "MAX_IMAGE_BYTES", 200)
     artifacts = [
         {"name": "plot.png", "mime_type": "image/png", "base64": b64(PNG)},
         {"name": "big.png", "mime_type": "image/png", "base64": b64(PNG + b"\0" * 300)},

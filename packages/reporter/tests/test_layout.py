@@ -8,7 +8,8 @@ from unittest.mock import MagicMock
 
 import pytest
 
-from evaljig_report.layout import case_dirname, claim_run, run_id, safe_segment, session_name
+from evaljig_report._layout import case_dirname, session_name
+from evaljig_report._runid import claim_run, run_id, safe_segment
 
 
 @pytest.mark.parametrize(
@@ -58,7 +59,7 @@ def test_two_pytest_runs_in_the_same_second_get_different_folders(
 ) -> None:
     pytester.makepyfile(test_one="def test_one():\n    pass\n")
     monkeypatch.setenv("EVALJIG_ALL_TESTS", "1")
-    monkeypatch.setattr("evaljig_report.runid.run_id", lambda env=None, now=None: "20250102T030405Z")
+    monkeypatch.setattr("evaljig_report._runid.run_id", lambda env=None, now=None: "20250102T030405Z")
     pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
     pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
     runs = sorted(p.name for p in (pytester.path / "reports").iterdir())
@@ -66,7 +67,7 @@ def test_two_pytest_runs_in_the_same_second_get_different_folders(
 
 
 def test_the_noxfile_derives_run_ids_with_the_plugins_helper(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The noxfile loads ``evaljig_report/runid.py`` by path (nox's venv lacks the workspace)."""
+    """The noxfile loads ``evaljig_report/_runid.py`` by path (nox's venv lacks the workspace)."""
     monkeypatch.setitem(sys.modules, "nox", MagicMock())  # nox itself is not installed in the test venv
     monkeypatch.setenv("EVALJIG_RUN", "team run #1/../x")
     noxfile = Path(__file__).parents[3] / "noxfile.py"

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from evaljig_report import collect, merge
-from evaljig_report.cli import main
-from evaljig_report.details import case_detail
+from evaljig_report._cli import main
+from evaljig_report._details import case_detail
 
 from .conftest import CSV, PNG, Populate, b64, make_record
 

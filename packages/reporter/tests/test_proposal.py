@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
-from evaljig_report import Layout, Recorder, merge, schema_errors
+from evaljig_report import merge, schema_errors
+from evaljig_report._layout import Layout
+from evaljig_report._recorder import Recorder
 
 from .conftest import CSV, PNG, Populate, b64, make_record
 

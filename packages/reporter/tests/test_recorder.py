@@ -7,8 +7,10 @@ from typing import Any
 
 import pytest
 
-from evaljig_report import Layout, Recorder, case_schema, merge, schema_errors, write_session_index
-from evaljig_report.schema import ARTIFACT_FILE
+from evaljig_report import case_schema, merge, schema_errors
+from evaljig_report._layout import Layout
+from evaljig_report._recorder import Recorder, write_session_index
+from evaljig_report._schema import ARTIFACT_FILE
 
 from .conftest import CSV, PNG, b64, make_record
 
@@ -109,7 +111,7 @@ def test_a_record_that_cannot_be_stored_is_an_error_on_its_case(
     def disk_full(*args: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("evaljig_report.casefile.write_artifacts", disk_full)
+    monkeypatch.setattr("evaljig_report._casefile.write_artifacts", disk_full)
     doc = load(recorder.add_record(make_record("full", artifacts=[]), nodeid="t.py::T::test_exact[full]"))
     assert doc["status"] == "error"
     assert doc["errors"] == [

@@ -22,10 +22,10 @@ from pathlib import Path
 
 import orjson
 
-from evaljig_report.discover import MAX_CASE_BYTES, Collected, Found, Problem, iter_cases
-from evaljig_report.layout import HTML_FILE, INDEX_FILE, SUMMARY_FILE, display_path
-from evaljig_report.rows import CaseRow, status_counts
-from evaljig_report.schema import schema_errors
+from evaljig_report._discover import MAX_CASE_BYTES, Collected, Found, Problem, iter_cases
+from evaljig_report._layout import HTML_FILE, INDEX_FILE, SUMMARY_FILE, display_path
+from evaljig_report._rows import CaseRow, status_counts
+from evaljig_report._schema import schema_errors
 
 
 @dataclass

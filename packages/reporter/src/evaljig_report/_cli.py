@@ -12,13 +12,13 @@ from pathlib import Path
 
 import orjson
 
-from evaljig_report import atomic
-from evaljig_report.compare import CompareError, changes_json, check_tolerance, diff, load_outcomes, render_markdown
-from evaljig_report.discover import MAX_CASE_BYTES, Collected, Problem, iter_cases
-from evaljig_report.layout import MERGED_DIR
-from evaljig_report.merge import generated_at, merge
-from evaljig_report.schema import schema_errors
-from evaljig_report.summary import append_step_summary
+from evaljig_report._atomic import write_bytes_atomic
+from evaljig_report._compare import CompareError, changes_json, check_tolerance, diff, load_outcomes, render_markdown
+from evaljig_report._discover import MAX_CASE_BYTES, Collected, Problem, iter_cases
+from evaljig_report._layout import MERGED_DIR
+from evaljig_report._merge import generated_at, merge
+from evaljig_report._schema import schema_errors
+from evaljig_report._summary import append_step_summary
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -155,7 +155,7 @@ def _compare(args: argparse.Namespace) -> int:
     if not args.no_step_summary:
         _step_summary(table)
     if args.json:
-        atomic.write_bytes(args.json, orjson.dumps(changes_json(changes), option=orjson.OPT_INDENT_2))
+        write_bytes_atomic(args.json, orjson.dumps(changes_json(changes), option=orjson.OPT_INDENT_2))
     gating = {"regressed"} if args.allow_missing else {"regressed", "disappeared"}
     failed = sorted({c.kind for c in changes} & gating)
     if args.fail_on_regression and failed:
@@ -197,7 +197,3 @@ def _one_line(text: str, limit: int = 300) -> str:
     """A schema message can quote a whole (huge, multi-line) value: keep one short line."""
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from evaljig_report.artifacts import DEFAULT_MIME
+from evaljig_report._artifacts import DEFAULT_MIME
 
 PARTS_KEY = "artifact_parts"
 

@@ -21,19 +21,11 @@ from typing import Any
 
 import pytest
 
-from evaljig_report.attachments import ATTACHMENT_KEY
-from evaljig_report.crash import CONTROLLER_WORKER, CollectedCases, collected_cases, write_collected
-from evaljig_report.layout import (
-    CASE_FILE,
-    DEFAULT_ROOT,
-    SOLO_WORKER,
-    Layout,
-    claim_run,
-    run_id,
-    safe_segment,
-    session_name,
-)
-from evaljig_report.recorder import PROPERTY_KEY, Recorder, record_case_key, split_nodeid, write_session_index
+from evaljig_report._attachments import ATTACHMENT_KEY
+from evaljig_report._crash import CONTROLLER_WORKER, CollectedCases, collected_cases, write_collected
+from evaljig_report._layout import CASE_FILE, DEFAULT_ROOT, SOLO_WORKER, Layout, session_name
+from evaljig_report._recorder import RECORD_KEY, Recorder, record_case_key, split_nodeid, write_session_index
+from evaljig_report._runid import claim_run, run_id, safe_segment
 
 #: ``workerinput`` key the controller uses to hand its run id to the workers.
 RUN_KEY = "evaljig_run"
@@ -149,7 +141,7 @@ class ReportPlugin:
         """``--dist load`` (what ``-n`` uses by default) becomes one work unit per case; other modes are kept."""
         if config.getvalue("dist") != "load":
             return None
-        from evaljig_report.scheduling import CaseScheduling  # xdist is optional
+        from evaljig_report._scheduling import CaseScheduling  # xdist is optional
 
         return CaseScheduling(config, log, self.cases)
 
@@ -196,7 +188,7 @@ class ReportPlugin:
                 self._phases.setdefault(report.nodeid, []).append(report)
             return
         phases = self._phases.pop(report.nodeid, [])
-        records = [value for key, value in report.user_properties if key == PROPERTY_KEY]
+        records = [value for key, value in report.user_properties if key == RECORD_KEY]
         call = next((r for r in phases if r.when == "call"), None)
         duration = call.duration if call is not None else 0.0
         if records or self.all_tests:
@@ -220,7 +212,7 @@ class ReportPlugin:
             return
         layout = Layout(self.layout.root, self.layout.run, self.layout.session, safe_segment(worker))
         nodeid = _GROUP_SUFFIX.sub("", report.nodeid)
-        keys = [record_case_key(value, nodeid) for key, value in report.user_properties if key == PROPERTY_KEY]
+        keys = [record_case_key(value, nodeid) for key, value in report.user_properties if key == RECORD_KEY]
         if not keys and self.all_tests:
             keys = [split_nodeid(nodeid)]
         if keys:

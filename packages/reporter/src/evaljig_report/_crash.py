@@ -15,11 +15,11 @@ from typing import Any
 import orjson
 import pytest
 
-from evaljig_report import atomic
-from evaljig_report.casefile import dumps
-from evaljig_report.layout import COLLECTED_FILE, Layout
-from evaljig_report.recorder import split_nodeid
-from evaljig_report.schema import SCHEMA_VERSION
+from evaljig_report._atomic import write_bytes_atomic
+from evaljig_report._casefile import dumps
+from evaljig_report._layout import COLLECTED_FILE, Layout
+from evaljig_report._recorder import split_nodeid
+from evaljig_report._schema import SCHEMA_VERSION
 
 #: The worker folder the controller writes crashed cases into.
 CONTROLLER_WORKER = "controller"
@@ -69,7 +69,7 @@ def write_collected(layout: Layout, cases: Mapping[CollectedKey, list[str]]) -> 
     }
     path = layout.worker_dir / COLLECTED_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic.write_bytes(path, dumps(doc))
+    write_bytes_atomic(path, dumps(doc))
     return path
 
 

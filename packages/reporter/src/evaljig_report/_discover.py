@@ -17,8 +17,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from evaljig_report.atomic import TMP_SUFFIX
-from evaljig_report.layout import CASE_FILE, COLLECTED_FILE, INDEX_FILE, MERGED_DIR
+from evaljig_report._atomic import TMP_SUFFIX
+from evaljig_report._layout import CASE_FILE, COLLECTED_FILE, INDEX_FILE, MERGED_DIR
 
 # No symlink, and no waiting on a FIFO swapped in after the listing was read.
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)

@@ -9,14 +9,15 @@ from typing import Any
 
 import orjson
 
-from evaljig_report import atomic, proposal
-from evaljig_report.attachments import write_attachments
-from evaljig_report.casefile import CaseState, coerce_metric, dumps, jsonable
-from evaljig_report.layout import COLLECTED_FILE, INDEX_FILE, Layout
-from evaljig_report.schema import SCHEMA_VERSION
+from evaljig_report._atomic import write_bytes_atomic
+from evaljig_report._attachments import write_attachments
+from evaljig_report._casefile import CaseState, coerce_metric, dumps, jsonable
+from evaljig_report._layout import COLLECTED_FILE, INDEX_FILE, Layout
+from evaljig_report._proposal import failed_inference
+from evaljig_report._schema import SCHEMA_VERSION
 
 #: The ``item.user_properties`` key eval tests record their outcome under.
-PROPERTY_KEY = "evaljig.case"
+RECORD_KEY = "evaljig.case"
 #: The metric a plain (non-contract) test is recorded with.
 PYTEST_METRIC = "pytest"
 
@@ -80,7 +81,7 @@ class Recorder:
             state.case = case if "case_id" in case else {"case_id": case.get("id", state.case_id), **case}
         inference = fields.get("inference")
         if inference is None and fields.get("error"):
-            inference = proposal.failed_inference()
+            inference = failed_inference()
         state.set_inference(inference)
         metric, problem = coerce_metric(fields.get("metric"))
         errors += [problem] if problem else []
@@ -167,7 +168,7 @@ class Recorder:
         }
         path = self.layout.worker_dir / INDEX_FILE
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic.write_bytes(path, dumps(index, indent=True))
+        write_bytes_atomic(path, dumps(index, indent=True))
         return path
 
 
@@ -207,7 +208,7 @@ def write_session_index(layout: Layout) -> Path | None:
         "workers": workers,
     }
     path = layout.session_dir / INDEX_FILE
-    atomic.write_bytes(path, dumps(index, indent=True))
+    write_bytes_atomic(path, dumps(index, indent=True))
     return path
 
 

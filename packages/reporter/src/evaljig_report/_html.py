@@ -16,11 +16,11 @@ from typing import IO, Any
 
 import orjson
 
-from evaljig_report import atomic
+from evaljig_report._atomic import open_atomic_binary
 from evaljig_report._collect import MergeResult, MetricStats
-from evaljig_report.details import case_detail
-from evaljig_report.layout import RelativePaths
-from evaljig_report.rows import CaseRow
+from evaljig_report._details import case_detail
+from evaljig_report._layout import RelativePaths
+from evaljig_report._rows import CaseRow
 
 EMBED_ALL_LIMIT = 2000
 MAX_DETAILS = 5000
@@ -86,7 +86,7 @@ def write_html(path: Path, result: MergeResult, stats: MetricStats, generated: s
         "details_note": note,
     }
     rel = RelativePaths(result.out_dir)
-    with atomic.open_atomic_binary(path) as fh:
+    with open_atomic_binary(path) as fh:
         fh.write(_asset("report.html").encode())
         _block(fh, "evaljig-meta", meta)
         embedded = 0

@@ -22,7 +22,7 @@ def tmp_path_for(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}{TMP_SUFFIX}")
 
 
-def write_bytes(path: Path, data: bytes) -> None:
+def write_bytes_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically."""
     tmp = tmp_path_for(path)
     try:
@@ -34,9 +34,9 @@ def write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
-def write_text(path: Path, text: str) -> None:
+def write_text_atomic(path: Path, text: str) -> None:
     """Write UTF-8 ``text`` to ``path`` atomically."""
-    write_bytes(path, text.encode("utf-8"))
+    write_bytes_atomic(path, text.encode("utf-8"))
 
 
 @contextmanager

@@ -20,8 +20,8 @@ from typing import Any
 
 import orjson
 
-from evaljig_report.rows import CaseRow, outcome_of
-from evaljig_report.schema import ARTIFACT_FILE
+from evaljig_report._rows import CaseRow, outcome_of
+from evaljig_report._schema import ARTIFACT_FILE
 
 MAX_IMAGE_BYTES = 2 * 1024 * 1024
 CSV_PREVIEW_BYTES = 64 * 1024

@@ -13,15 +13,15 @@ from pathlib import Path
 
 import orjson
 
-from evaljig_report import atomic
+from evaljig_report._atomic import open_atomic_binary
 from evaljig_report._collect import MergeResult, MetricStats, collect
-from evaljig_report.discover import MAX_CASE_BYTES
-from evaljig_report.html import write_html
-from evaljig_report.junit import write_junit
-from evaljig_report.layout import HTML_FILE, INDEX_FILE, JUNIT_FILE, SUMMARY_FILE, RelativePaths
-from evaljig_report.rows import CaseRow
-from evaljig_report.schema import SCHEMA_VERSION
-from evaljig_report.summary import append_step_summary, write_summary
+from evaljig_report._discover import MAX_CASE_BYTES
+from evaljig_report._html import write_html
+from evaljig_report._junit import write_junit
+from evaljig_report._layout import HTML_FILE, INDEX_FILE, JUNIT_FILE, SUMMARY_FILE, RelativePaths
+from evaljig_report._rows import CaseRow
+from evaljig_report._schema import SCHEMA_VERSION
+from evaljig_report._summary import append_step_summary, write_summary
 
 
 def generated_at(env: Mapping[str, str] | None = None) -> str:
@@ -100,7 +100,7 @@ def write_index(path: Path, result: MergeResult, generated: str) -> None:
     }
     head = orjson.dumps(header, option=orjson.OPT_INDENT_2)
     rel = RelativePaths(result.out_dir)
-    with atomic.open_atomic_binary(path) as fh:
+    with open_atomic_binary(path) as fh:
         fh.write(head[:-2])  # reopen the object: drop the closing "\n}"
         fh.write(b',\n  "cases": [')
         for n, row in enumerate(result.rows):

@@ -15,7 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from evaljig_report.artifacts import (
+from evaljig_report._artifacts import (
     DEFAULT_MIME,
     MAX_ARTIFACT_BYTES,
     NameRegistry,

@@ -17,7 +17,7 @@ from typing import Any
 
 from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
 
-from evaljig_report.crash import CollectedCases
+from evaljig_report._crash import CollectedCases
 
 
 class CaseScheduling(LoadScopeScheduling):  # type: ignore[misc]  # xdist ships no type information

@@ -16,8 +16,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from evaljig_report import atomic
-from evaljig_report.layout import CASE_FILE
+from evaljig_report._atomic import write_bytes_atomic
+from evaljig_report._layout import CASE_FILE
 
 #: Written mime types and the extension a file of that type gets when its name has none of them.
 WRITTEN_TYPES: dict[str, tuple[str, ...]] = {
@@ -133,5 +133,5 @@ def store(
         return {**record, "status": "error", "reason": str(exc)}, str(exc)
     file_name = names.claim(sanitize_name(record["name"], record["mime_type"]))
     case_dir.mkdir(parents=True, exist_ok=True)
-    atomic.write_bytes(case_dir / file_name, data)
+    write_bytes_atomic(case_dir / file_name, data)
     return {**record, "status": "written", "file": file_name, "bytes": len(data)}, None

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evaljig_report import atomic
+from evaljig_report._atomic import write_text_atomic
 from evaljig_report._collect import MergeResult, MetricStats
-from evaljig_report.layout import HTML_FILE
+from evaljig_report._layout import HTML_FILE
 
 MAX_LISTED = 50
 ICONS = {"pass": "✅", "fail": "❌", "error": "💥", "skip": "⏭️"}
@@ -69,7 +69,7 @@ def render_summary(result: MergeResult, stats: MetricStats, html_name: str = HTM
 
 def write_summary(path: Path, result: MergeResult, stats: MetricStats) -> str:
     text = render_summary(result, stats)
-    atomic.write_text(path, text)
+    write_text_atomic(path, text)
     return text
 
 

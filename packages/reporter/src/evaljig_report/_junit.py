@@ -7,8 +7,8 @@ from html import escape
 from itertools import groupby
 from pathlib import Path
 
-from evaljig_report import atomic
-from evaljig_report.rows import CaseRow, status_counts
+from evaljig_report._atomic import open_atomic
+from evaljig_report._rows import CaseRow, status_counts
 
 # XML 1.0 forbids most control characters even when escaped.
 _REPLACEMENT = "\ufffd"
@@ -42,7 +42,7 @@ def _testcase(row: CaseRow) -> str:
 def write_junit(path: Path, rows: list[CaseRow]) -> None:
     """Stream the rows (sorted by session) into ``path``."""
     total = status_counts(rows)
-    with atomic.open_atomic(path) as fh:
+    with open_atomic(path) as fh:
         fh.write('<?xml version="1.0" encoding="utf-8"?>\n')
         fh.write(
             f'<testsuites name="evaljig" tests="{len(rows)}" failures="{total["fail"]}" '

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from evaljig_report.casefile import case_status
-from evaljig_report.schema import ARTIFACT_FILE, CASE_STATUSES, METRIC_STATUSES, SCHEMA_VERSION
+from evaljig_report._casefile import case_status
+from evaljig_report._schema import ARTIFACT_FILE, CASE_STATUSES, METRIC_STATUSES, SCHEMA_VERSION
 
 #: Reasons and errors kept in a row are cut to this many characters (full text stays in case.json).
 MAX_ROW_TEXT = 300

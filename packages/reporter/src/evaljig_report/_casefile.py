@@ -13,10 +13,11 @@ from typing import Any
 
 import orjson
 
-from evaljig_report import atomic, proposal
-from evaljig_report.artifacts import NameRegistry, write_artifacts
-from evaljig_report.layout import CASE_FILE, Layout
-from evaljig_report.schema import METRIC_STATUSES, SCHEMA_VERSION, schema_errors
+from evaljig_report._artifacts import NameRegistry, write_artifacts
+from evaljig_report._atomic import write_bytes_atomic
+from evaljig_report._layout import CASE_FILE, Layout
+from evaljig_report._proposal import file_refs, parts_to_items, split_artifact_parts, with_core_fields
+from evaljig_report._schema import METRIC_STATUSES, SCHEMA_VERSION, schema_errors
 
 _DUMP_OPTS = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -143,20 +144,20 @@ class CaseState:
             return
         self.inference_seen = True
         if not isinstance(inference, Mapping):
-            self.inference = proposal.with_core_fields({"value": jsonable(inference)})
+            self.inference = with_core_fields({"value": jsonable(inference)})
             return
         raw_artifacts = inference.get("artifacts")
-        rest, parts = proposal.split_artifact_parts({k: v for k, v in inference.items() if k != "artifacts"})
-        self.inference = proposal.with_core_fields(jsonable(rest))
+        rest, parts = split_artifact_parts({k: v for k, v in inference.items() if k != "artifacts"})
+        self.inference = with_core_fields(jsonable(rest))
         written, errors = write_artifacts(self.directory, raw_artifacts, self.names)
         if parts is not None:
-            items, errors_of_parts = proposal.parts_to_items(parts)
+            items, errors_of_parts = parts_to_items(parts)
             written_parts, errors_of_items = write_artifacts(self.directory, items, self.names)
             written += written_parts
             errors += errors_of_parts + errors_of_items
             response = self.inference.get("function_response")
             if isinstance(response, dict):
-                response["artifacts"] = proposal.file_refs(written_parts)
+                response["artifacts"] = file_refs(written_parts)
         self.artifacts[:0] = written  # before anything a test attached earlier
         self.errors.extend(errors)
 
@@ -210,5 +211,5 @@ class CaseState:
             self.errors.extend(e for e in (f"schema: {p}" for p in problems) if e not in self.errors)
             doc = self.document(layout)
         self.directory.mkdir(parents=True, exist_ok=True)
-        atomic.write_bytes(self.path, dumps(doc, indent=True))
+        write_bytes_atomic(self.path, dumps(doc, indent=True))
         return self.path

@@ -18,8 +18,8 @@ from typing import Any, NamedTuple
 import orjson
 
 from evaljig_report._collect import collect
-from evaljig_report.layout import INDEX_FILE, MERGED_DIR
-from evaljig_report.schema import CASE_STATUSES, METRIC_STATUSES
+from evaljig_report._layout import INDEX_FILE, MERGED_DIR
+from evaljig_report._schema import CASE_STATUSES, METRIC_STATUSES
 
 KINDS = ("regressed", "improved", "appeared", "disappeared", "changed")
 CASE_LEVEL = "(case)"
