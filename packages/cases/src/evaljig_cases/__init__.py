@@ -2,23 +2,25 @@
 
 The pydantic-evals bridge (``to_pydantic_evals``, ``MetricEvaluator``, ``private_event_loop``) is imported
 lazily: pydantic_evals takes seconds to import and most users (e.g. the reporter plugin) never need it.
+Installing the package registers its pytest plugin (``pytest11`` entry point ``evaljig_cases``), which
+reports a case whose ``tool_id`` no test class runs. Modules starting with ``_`` are internal.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from evaljig_cases.code_cases import CodeCase, ToolCase, collect_cases, eval_cases
-from evaljig_cases.errors import CaseLoadError, DuplicateCaseError
-from evaljig_cases.loading import ensure_unique_ids, load_case_file, load_cases
-from evaljig_cases.metrics import Inference, Metric, MetricResult, MetricStatus
-from evaljig_cases.models import EvalCase, FunctionCall, Records
-from evaljig_cases.records import RECORD_KEY, CaseRecord
-from evaljig_cases.tool_eval import ToolEval, evaluate_and_record, suite_of
-from evaljig_cases.tool_run import ToolRun, run_tool, to_inference
+from evaljig_cases._code_cases import CodeCase, ToolCase, collect_cases, eval_cases
+from evaljig_cases._errors import CaseLoadError, DuplicateCaseError
+from evaljig_cases._eval_case import EvalCase, FunctionCall, Records
+from evaljig_cases._loading import load_case_file, load_cases
+from evaljig_cases._metrics import Inference, Metric, MetricResult, MetricStatus
+from evaljig_cases._records import RECORD_KEY, CaseRecord
+from evaljig_cases._tool_eval import ToolEval, evaluate_and_record
+from evaljig_cases._tool_run import ToolRun, run_tool
 
 if TYPE_CHECKING:
-    from evaljig_cases.evals_bridge import MetricEvaluator, private_event_loop, to_pydantic_evals
+    from evaljig_cases._evals_bridge import MetricEvaluator, private_event_loop, to_pydantic_evals
 
 __all__ = [
     "RECORD_KEY",
@@ -38,15 +40,12 @@ __all__ = [
     "ToolEval",
     "ToolRun",
     "collect_cases",
-    "ensure_unique_ids",
     "eval_cases",
     "evaluate_and_record",
     "load_case_file",
     "load_cases",
     "private_event_loop",
     "run_tool",
-    "suite_of",
-    "to_inference",
     "to_pydantic_evals",
 ]
 
@@ -55,7 +54,7 @@ _LAZY = {"MetricEvaluator", "private_event_loop", "to_pydantic_evals"}
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        from evaljig_cases import evals_bridge
+        from evaljig_cases import _evals_bridge
 
-        return getattr(evals_bridge, name)
+        return getattr(_evals_bridge, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

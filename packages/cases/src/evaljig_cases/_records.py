@@ -11,8 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from evaljig_cases.metrics import MetricResult
-from evaljig_cases.models import EvalCase
+from evaljig_cases._eval_case import EvalCase
+from evaljig_cases._metrics import MetricResult
 
 RECORD_KEY = "evaljig.case"
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from evaljig_cases.models import EvalCase
+from evaljig_cases._eval_case import EvalCase
 
 MetricStatus = Literal["pass", "fail", "skip"]
 

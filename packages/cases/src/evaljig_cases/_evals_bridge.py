@@ -14,10 +14,10 @@ from typing import Any, TypeVar
 from pydantic_evals import Case, Dataset
 from pydantic_evals.evaluators import EvaluationReason, Evaluator, EvaluatorContext, EvaluatorOutput
 
-from evaljig_cases.code_cases import CodeCase, collect_cases
-from evaljig_cases.loading import ensure_unique_ids
-from evaljig_cases.metrics import Metric
-from evaljig_cases.models import EvalCase
+from evaljig_cases._code_cases import CodeCase
+from evaljig_cases._eval_case import EvalCase
+from evaljig_cases._loading import ensure_unique_ids
+from evaljig_cases._metrics import Metric
 
 InputsT = TypeVar("InputsT")
 OutputT = TypeVar("OutputT")
@@ -37,17 +37,7 @@ def to_pydantic_evals(
     output its ``expectations``, the metadata its ``tool_id`` and ``description``.
     """
     if isinstance(base, type):
-        cases = [
-            Case(
-                name=case.name,
-                inputs=case.inputs,
-                expected_output=case.expected_output,
-                metadata=case.metadata,
-                evaluators=list(case.evaluators),
-            )
-            for case in collect_cases(base)
-        ]
-        return Dataset(name=name or base.__name__, cases=cases, evaluators=evaluators)
+        return base.to_pydantic_evals(name=name, evaluators=evaluators)
     data_cases = list(base)
     wrong = [type(c).__name__ for c in data_cases if not isinstance(c, EvalCase)]
     if wrong:

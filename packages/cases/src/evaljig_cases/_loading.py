@@ -11,8 +11,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from evaljig_cases.errors import CaseLoadError, DuplicateCaseError, describe_validation_error
-from evaljig_cases.models import EvalCase
+from evaljig_cases._errors import CaseLoadError, DuplicateCaseError, describe_validation_error
+from evaljig_cases._eval_case import EvalCase
 
 CASE_SUFFIXES = (".json", ".yaml", ".yml")
 

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
 from pydantic import ValidationError
 
-from evaljig_cases.errors import DuplicateCaseError, describe_validation_error
-from evaljig_cases.models import EvalCase, FunctionCall, Records
+from evaljig_cases._errors import DuplicateCaseError, describe_validation_error
+from evaljig_cases._eval_case import EvalCase, FunctionCall, Records
 
 if TYPE_CHECKING:
     from pydantic_evals import Case, Dataset
@@ -145,10 +145,23 @@ class CodeCase(Generic[InputsT, OutputT, MetadataT]):
         name: str | None = None,
         evaluators: Sequence[Evaluator[InputsT, OutputT, MetadataT]] = (),
     ) -> Dataset[InputsT, OutputT, MetadataT]:
-        """The cases under this base as a ``pydantic_evals.Dataset`` (imported only when called)."""
-        from evaljig_cases.evals_bridge import to_pydantic_evals
+        """The cases under this base as a ``pydantic_evals.Dataset`` (imported only when called), named after the base.
 
-        return to_pydantic_evals(cls, name=name, evaluators=evaluators)
+        Each case is named by ``case_name()`` (unlike ``cases()``, which kebab-cases the names).
+        """
+        from pydantic_evals import Case, Dataset
+
+        cases = [
+            Case(
+                name=case.name,
+                inputs=case.inputs,
+                expected_output=case.expected_output,
+                metadata=case.metadata,
+                evaluators=list(case.evaluators),
+            )
+            for case in collect_cases(cls)
+        ]
+        return Dataset(name=name or cls.__name__, cases=cases, evaluators=evaluators)
 
 
 def collect_cases(base: type[C]) -> list[C]:

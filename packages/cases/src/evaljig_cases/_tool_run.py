@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
-from evaljig_cases.models import EvalCase
+from evaljig_cases._eval_case import EvalCase
 
 #: A tool returns a mapping (or a pydantic model), directly or from a coroutine.
 ToolOutput = Mapping[str, Any] | BaseModel

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from evaljig_cases.models import EvalCase
+from evaljig_cases._eval_case import EvalCase
 
 
 @dataclass(frozen=True)
