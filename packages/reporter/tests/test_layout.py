@@ -2,40 +2,18 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 from unittest.mock import MagicMock
 
 import pytest
 
+from evaljig_common import run_id
 from evaljig_report._layout import case_dirname, session_name
-from evaljig_report._runid import claim_run, run_id, safe_segment
-
-
-@pytest.mark.parametrize(
-    ("env", "expected"),
-    [
-        ({"EVALJIG_RUN": "nightly/42", "GITHUB_RUN_ID": "7"}, "nightly_42"),
-        ({"GITHUB_RUN_ID": "123", "GITHUB_RUN_ATTEMPT": "2"}, "123-2"),
-        ({"GITHUB_RUN_ID": "123"}, "123-1"),
-        ({}, "20250102T030405Z"),
-    ],
-)
-def test_run_id_precedence(env: dict[str, str], expected: str) -> None:
-    assert run_id(env, now=datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)) == expected
 
 
 def test_session_name_defaults_to_local() -> None:
     assert session_name({}) == "local"
     assert session_name({"EVALJIG_SESSION": "tests"}) == "tests"
-
-
-@pytest.mark.parametrize("value", ["..", ".", "../../etc", "", "///"])
-def test_safe_segment_never_escapes(value: str) -> None:
-    segment = safe_segment(value)
-    assert segment not in {".", ".."}
-    assert "/" not in segment
-    assert segment
 
 
 def test_case_dirname_is_unique_and_bounded() -> None:
@@ -46,20 +24,12 @@ def test_case_dirname_is_unique_and_bounded() -> None:
     assert "/" not in a
 
 
-def test_two_runs_in_the_same_second_get_different_folders(tmp_path: Path) -> None:
-    now = datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
-    first, second = claim_run(tmp_path, {}, now), claim_run(tmp_path, {}, now)
-    assert (first, second) == ("20250102T030405Z", "20250102T030405Z-2")
-    assert sorted(p.name for p in tmp_path.iterdir()) == [first, second]
-    assert claim_run(tmp_path, {"EVALJIG_RUN": "shared"}, now) == "shared"  # an explicit id is shared on purpose
-
-
 def test_two_pytest_runs_in_the_same_second_get_different_folders(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytester.makepyfile(test_one="def test_one():\n    pass\n")
     monkeypatch.setenv("EVALJIG_ALL_TESTS", "1")
-    monkeypatch.setattr("evaljig_report._runid.run_id", lambda env=None, now=None: "20250102T030405Z")
+    monkeypatch.setattr("evaljig_common._runid.run_id", lambda env=None, now=None: "20250102T030405Z")
     pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
     pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
     runs = sorted(p.name for p in (pytester.path / "reports").iterdir())
@@ -67,7 +37,7 @@ def test_two_pytest_runs_in_the_same_second_get_different_folders(
 
 
 def test_the_noxfile_derives_run_ids_with_the_plugins_helper(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The noxfile loads ``evaljig_report/_runid.py`` by path (nox's venv lacks the workspace)."""
+    """The noxfile and the plugin name a run alike: both take the helper from ``evaljig_common``."""
     monkeypatch.setitem(sys.modules, "nox", MagicMock())  # nox itself is not installed in the test venv
     monkeypatch.setenv("EVALJIG_RUN", "team run #1/../x")
     noxfile = Path(__file__).parents[3] / "noxfile.py"

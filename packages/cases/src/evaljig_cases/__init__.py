@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from evaljig_cases._case_record import CaseRecord
 from evaljig_cases._code_cases import CodeCase, ToolCase, collect_cases, eval_cases
 from evaljig_cases._errors import CaseLoadError, DuplicateCaseError
 from evaljig_cases._eval_case import EvalCase, FunctionCall, Records
 from evaljig_cases._loading import load_case_file, load_cases
 from evaljig_cases._metrics import Inference, Metric, MetricResult, MetricStatus
-from evaljig_cases._records import RECORD_KEY, CaseRecord
 from evaljig_cases._tool_eval import ToolEval, evaluate_and_record
 from evaljig_cases._tool_run import ToolRun, run_tool
+from evaljig_common import RECORD_KEY
 
 if TYPE_CHECKING:
     from evaljig_cases._evals_bridge import MetricEvaluator, private_event_loop, to_pydantic_evals

@@ -18,12 +18,13 @@ from typing import Any, ClassVar, Literal
 
 import pytest
 
+from evaljig_cases._case_record import CaseRecord
 from evaljig_cases._eval_case import EvalCase
 from evaljig_cases._loading import ensure_unique_ids
 from evaljig_cases._metrics import Metric, MetricResult
-from evaljig_cases._records import CaseRecord, valid_text
 from evaljig_cases._tool_id_check import ToolClass, register
 from evaljig_cases._tool_run import ToolOutput, ToolRun, describe_exception, run_tool, user_traceback
+from evaljig_common import valid_text
 
 #: ``"package.module.attribute" -> factory(case) -> replacement``, applied with ``MonkeyPatch.setattr``.
 PatchFactory = Callable[[EvalCase], object]

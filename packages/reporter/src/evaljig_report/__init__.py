@@ -8,11 +8,11 @@ compare. Everything else is internal (``_``-prefixed modules) and may change.
 
 from __future__ import annotations
 
+from evaljig_common import RECORD_KEY
 from evaljig_report._attachments import ATTACHMENT_KEY
 from evaljig_report._collect import MergeResult, collect
 from evaljig_report._compare import Change, CompareError, RunOutcomes, diff, load_outcomes
 from evaljig_report._merge import merge
-from evaljig_report._recorder import RECORD_KEY
 from evaljig_report._schema import SCHEMA_VERSION, case_schema, schema_errors
 
 __all__ = [

@@ -16,7 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from evaljig_report._atomic import write_bytes_atomic
+from evaljig_common import write_bytes_atomic
 from evaljig_report._layout import CASE_FILE
 
 #: Written mime types and the extension a file of that type gets when its name has none of them.

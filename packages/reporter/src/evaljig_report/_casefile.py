@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -13,14 +12,13 @@ from typing import Any
 
 import orjson
 
+from evaljig_common import valid_text, write_bytes_atomic
 from evaljig_report._artifacts import NameRegistry, write_artifacts
-from evaljig_report._atomic import write_bytes_atomic
 from evaljig_report._layout import CASE_FILE, Layout
 from evaljig_report._proposal import file_refs, parts_to_items, split_artifact_parts, with_core_fields
 from evaljig_report._schema import METRIC_STATUSES, SCHEMA_VERSION, schema_errors
 
 _DUMP_OPTS = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _INT64 = range(-(2**63), 2**64)  # what orjson writes
 _DOUBLE_BITS = 1023  # larger integers overflow a double: readers (orjson) would reject the file
 _MAX_DEPTH = 200
@@ -41,7 +39,7 @@ def _plain(value: object, depth: int = 0) -> Any:
     if depth > _MAX_DEPTH:
         return "<nested too deeply>"
     if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
+        return valid_text(value)
     if value is None or isinstance(value, bool):
         return value
     if isinstance(value, int):

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import functools
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import orjson
 
-from evaljig_report._atomic import write_bytes_atomic
+from evaljig_common import one_line_errors, write_bytes_atomic
 from evaljig_report._compare import CompareError, changes_json, check_tolerance, diff, load_outcomes, render_markdown
 from evaljig_report._discover import MAX_CASE_BYTES, Collected, Problem, iter_cases
 from evaljig_report._layout import MERGED_DIR
@@ -70,27 +68,7 @@ def _tolerance(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r}: must be a finite number >= 0") from exc
 
 
-def _one_line_errors(main: Callable[..., int]) -> Callable[..., int]:
-    """An output that cannot be written (a folder, under a file, read-only, full disk, stdout to
-    /dev/full) ends as one line on stderr and exit 2, never a traceback."""
-
-    @functools.wraps(main)
-    def guarded(argv: Sequence[str] | None = None) -> int:
-        try:
-            code = main(argv)
-            sys.stdout.flush()
-        except OSError as exc:
-            with contextlib.suppress(OSError):  # keep the interpreter from failing again on stdout at exit
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            where = exc.filename if exc.filename is not None else "output"
-            print(f"evaljig-report: {where}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
-        return code
-
-    return guarded
-
-
-@_one_line_errors
+@one_line_errors("evaljig-report")
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "merge":

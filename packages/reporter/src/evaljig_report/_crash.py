@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 import pytest
 
-from evaljig_report._atomic import write_bytes_atomic
+from evaljig_common import write_bytes_atomic
 from evaljig_report._casefile import dumps
 from evaljig_report._layout import COLLECTED_FILE, Layout
 from evaljig_report._recorder import split_nodeid

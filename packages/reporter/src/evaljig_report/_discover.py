@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from evaljig_report._atomic import TMP_SUFFIX
+from evaljig_common import TMP_SUFFIX
 from evaljig_report._layout import CASE_FILE, COLLECTED_FILE, INDEX_FILE, MERGED_DIR
 
 # No symlink, and no waiting on a FIFO swapped in after the listing was read.

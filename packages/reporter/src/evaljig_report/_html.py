@@ -16,7 +16,7 @@ from typing import IO, Any
 
 import orjson
 
-from evaljig_report._atomic import open_atomic_binary
+from evaljig_common import open_atomic_binary
 from evaljig_report._collect import MergeResult, MetricStats
 from evaljig_report._details import case_detail
 from evaljig_report._layout import RelativePaths

@@ -7,7 +7,7 @@ from html import escape
 from itertools import groupby
 from pathlib import Path
 
-from evaljig_report._atomic import open_atomic
+from evaljig_common import open_atomic
 from evaljig_report._rows import CaseRow, status_counts
 
 # XML 1.0 forbids most control characters even when escaped.

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from evaljig_report._runid import safe_segment
+from evaljig_common import safe_segment
 
 DEFAULT_ROOT = "reports"
 LOCAL_SESSION = "local"

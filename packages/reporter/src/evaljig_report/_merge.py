@@ -13,7 +13,7 @@ from pathlib import Path
 
 import orjson
 
-from evaljig_report._atomic import open_atomic_binary
+from evaljig_common import open_atomic_binary
 from evaljig_report._collect import MergeResult, MetricStats, collect
 from evaljig_report._discover import MAX_CASE_BYTES
 from evaljig_report._html import write_html

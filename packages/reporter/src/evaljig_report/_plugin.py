@@ -21,11 +21,11 @@ from typing import Any
 
 import pytest
 
+from evaljig_common import RECORD_KEY, claim_run, run_id, safe_segment
 from evaljig_report._attachments import ATTACHMENT_KEY
 from evaljig_report._crash import CONTROLLER_WORKER, CollectedCases, collected_cases, write_collected
 from evaljig_report._layout import CASE_FILE, DEFAULT_ROOT, SOLO_WORKER, Layout, session_name
-from evaljig_report._recorder import RECORD_KEY, Recorder, record_case_key, split_nodeid, write_session_index
-from evaljig_report._runid import claim_run, run_id, safe_segment
+from evaljig_report._recorder import Recorder, record_case_key, split_nodeid, write_session_index
 
 #: ``workerinput`` key the controller uses to hand its run id to the workers.
 RUN_KEY = "evaljig_run"

@@ -9,15 +9,13 @@ from typing import Any
 
 import orjson
 
-from evaljig_report._atomic import write_bytes_atomic
+from evaljig_common import write_bytes_atomic
 from evaljig_report._attachments import write_attachments
 from evaljig_report._casefile import CaseState, coerce_metric, dumps, jsonable
 from evaljig_report._layout import COLLECTED_FILE, INDEX_FILE, Layout
 from evaljig_report._proposal import failed_inference
 from evaljig_report._schema import SCHEMA_VERSION
 
-#: The ``item.user_properties`` key eval tests record their outcome under.
-RECORD_KEY = "evaljig.case"
 #: The metric a plain (non-contract) test is recorded with.
 PYTEST_METRIC = "pytest"
 

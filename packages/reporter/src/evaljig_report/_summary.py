@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evaljig_report._atomic import write_text_atomic
+from evaljig_common import write_text_atomic
 from evaljig_report._collect import MergeResult, MetricStats
 from evaljig_report._layout import HTML_FILE
 

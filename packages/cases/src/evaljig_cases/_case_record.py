@@ -6,30 +6,13 @@ plain JSON values only, so it survives xdist's report serialization and junitxml
 
 from __future__ import annotations
 
-import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from evaljig_cases._eval_case import EvalCase
 from evaljig_cases._metrics import MetricResult
-
-RECORD_KEY = "evaljig.case"
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def valid_text(value: Any) -> Any:
-    """``value`` with lone surrogates (undecodable bytes kept by ``surrogateescape``) replaced by U+FFFD.
-
-    xdist sends reports to the controller as UTF-8 and fails the whole session on a string it cannot encode.
-    """
-    if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        return {valid_text(k): valid_text(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [valid_text(v) for v in value]
-    return value
+from evaljig_common import RECORD_KEY, valid_text
 
 
 class CaseRecord(BaseModel):
