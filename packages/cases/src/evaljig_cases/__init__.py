@@ -1,7 +1,7 @@
 """evaljig-cases: eval-case models and loading, cases defined in code, the tool-eval base class.
 
 The pydantic-evals bridge (``to_pydantic_evals``, ``MetricEvaluator``, ``private_event_loop``) is imported
-lazily: pydantic_evals takes seconds to import and most users (e.g. the reporter plugin) never need it.
+lazily: pydantic_evals takes seconds to import and a pytest run of tool evals never needs it.
 Installing the package registers its pytest plugin (``pytest11`` entry point ``evaljig_cases``), which
 reports a case whose ``tool_id`` no test class runs. Modules starting with ``_`` are internal.
 """
