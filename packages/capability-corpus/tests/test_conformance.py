@@ -25,9 +25,9 @@ from evaljig_corpus import (
     configured_client,
     iter_all_fixtures,
     load_capability_fixture,
-    render_table,
     run_corpus,
 )
+from evaljig_corpus._corpus_run import render_table
 from evaljig_gateway import Gateway
 
 FIXTURES = list(iter_all_fixtures())

@@ -15,7 +15,8 @@ import pytest
 from pydantic_evals import Case, Dataset
 from pydantic_evals.evaluators import EqualsExpected, Evaluator, EvaluatorContext
 
-from evaljig_cases import CodeCase, DuplicateCaseError, collect_cases, private_event_loop
+from evaljig_cases import CodeCase, DuplicateCaseError, collect_cases
+from evaljig_cases._evals_bridge import private_event_loop
 
 BUILT: Counter[str] = Counter()
 """How often each builder ran: builders are lazy and run once per case, not once per ``cases()`` call."""

@@ -17,9 +17,9 @@ from evaljig_cases import (
     MetricEvaluator,
     MetricResult,
     collect_cases,
-    private_event_loop,
     to_pydantic_evals,
 )
+from evaljig_cases._evals_bridge import private_event_loop
 
 
 @dataclass

@@ -15,15 +15,13 @@ import pytest
 
 import evaljig_corpus
 import evaljig_fixtures
-from evaljig_corpus import _loader
+from evaljig_corpus import _corpus_run, _loader
 
 OLD_NAMES = [
     "CAPABILITIES",
     "CAPABILITY_FIXTURE_NAMES",
-    "CHAT_PLACEHOLDER",
     "CONFORMANCE_CHECKS",
     "DATA_CLASSES",
-    "EMBED_PLACEHOLDER",
     "FIXTURE_NAMES",
     "FIXTURE_SCHEMA_VERSION",
     "CapabilityFixture",
@@ -42,7 +40,6 @@ OLD_NAMES = [
     "iter_capability_fixtures",
     "list_fixture_names",
     "load_capability_fixture",
-    "render_table",
     "run_corpus",
     "validate_corpus",
 ]
@@ -65,6 +62,15 @@ def test_an_old_name_warns_and_is_the_same_object(monkeypatch: pytest.MonkeyPatc
     ):
         old = getattr(evaljig_fixtures, name)
     assert old is getattr(evaljig_corpus, name)
+
+
+@pytest.mark.parametrize("name", ["CHAT_PLACEHOLDER", "EMBED_PLACEHOLDER", "render_table"])
+def test_a_name_now_internal_to_the_corpus_warns_and_still_works(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    _fresh(monkeypatch, name)
+    with pytest.warns(DeprecationWarning, match=r"use `evaljig-corpus conformance`"):
+        old = getattr(evaljig_fixtures, name)
+    assert old is getattr(_corpus_run, name)
+    assert name not in evaljig_corpus.__all__
 
 
 def test_outcome_is_now_fixture_verdict(monkeypatch: pytest.MonkeyPatch) -> None:

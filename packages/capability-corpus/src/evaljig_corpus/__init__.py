@@ -16,7 +16,7 @@ from evaljig_corpus._conformance import (
     assert_stream_conformance,
     assert_tools_conformance,
 )
-from evaljig_corpus._corpus_run import CHAT_PLACEHOLDER, EMBED_PLACEHOLDER, FixtureVerdict, render_table, run_corpus
+from evaljig_corpus._corpus_run import FixtureVerdict, run_corpus
 from evaljig_corpus._errors import ConformanceError, EvaljigCorpusError, FixtureError
 from evaljig_corpus._fixture import CAPABILITIES, DATA_CLASSES, FIXTURE_SCHEMA_VERSION, CapabilityFixture
 from evaljig_corpus._loader import (
@@ -34,10 +34,8 @@ from evaljig_corpus._transport import Target, configured_client
 __all__ = [
     "CAPABILITIES",
     "CAPABILITY_FIXTURE_NAMES",
-    "CHAT_PLACEHOLDER",
     "CONFORMANCE_CHECKS",
     "DATA_CLASSES",
-    "EMBED_PLACEHOLDER",
     "FIXTURE_NAMES",
     "FIXTURE_SCHEMA_VERSION",
     "CapabilityFixture",
@@ -59,7 +57,6 @@ __all__ = [
     "iter_capability_fixtures",
     "list_fixture_names",
     "load_capability_fixture",
-    "render_table",
     "run_corpus",
     "validate_corpus",
 ]

@@ -1,6 +1,6 @@
 """evaljig-cases: eval-case models and loading, cases defined in code, the tool-eval base class.
 
-The pydantic-evals bridge (``to_pydantic_evals``, ``MetricEvaluator``, ``private_event_loop``) is imported
+The pydantic-evals bridge (``to_pydantic_evals``, ``MetricEvaluator``) is imported
 lazily: pydantic_evals takes seconds to import and a pytest run of tool evals never needs it.
 Installing the package registers its pytest plugin (``pytest11`` entry point ``evaljig_cases``), which
 reports a case whose ``tool_id`` no test class runs. Modules starting with ``_`` are internal.
@@ -21,7 +21,7 @@ from evaljig_cases._tool_run import ToolRun, run_tool
 from evaljig_common import RECORD_KEY
 
 if TYPE_CHECKING:
-    from evaljig_cases._evals_bridge import MetricEvaluator, private_event_loop, to_pydantic_evals
+    from evaljig_cases._evals_bridge import MetricEvaluator, to_pydantic_evals
 
 __all__ = [
     "RECORD_KEY",
@@ -45,12 +45,11 @@ __all__ = [
     "evaluate_and_record",
     "load_case_file",
     "load_cases",
-    "private_event_loop",
     "run_tool",
     "to_pydantic_evals",
 ]
 
-_LAZY = {"MetricEvaluator", "private_event_loop", "to_pydantic_evals"}
+_LAZY = {"MetricEvaluator", "to_pydantic_evals"}
 
 
 def __getattr__(name: str) -> Any:

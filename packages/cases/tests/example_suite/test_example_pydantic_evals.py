@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from evaljig_cases import EvalCase, MetricEvaluator, load_cases, private_event_loop, to_pydantic_evals
+from evaljig_cases import EvalCase, MetricEvaluator, load_cases, to_pydantic_evals
+from evaljig_cases._evals_bridge import private_event_loop
 
 from .code_cases import CodeToolCase
 from .suite import CASES_DIR, METRICS, CodeToolEval

@@ -37,10 +37,8 @@ _MOVED_TO_CORPUS = {
         for name in (
             "CAPABILITIES",
             "CAPABILITY_FIXTURE_NAMES",
-            "CHAT_PLACEHOLDER",
             "CONFORMANCE_CHECKS",
             "DATA_CLASSES",
-            "EMBED_PLACEHOLDER",
             "FIXTURE_NAMES",
             "FIXTURE_SCHEMA_VERSION",
             "CapabilityFixture",
@@ -59,19 +57,23 @@ _MOVED_TO_CORPUS = {
             "iter_capability_fixtures",
             "list_fixture_names",
             "load_capability_fixture",
-            "render_table",
             "run_corpus",
             "validate_corpus",
         )
     },
     "Outcome": "FixtureVerdict",
 }
+#: Old names whose objects are internal to ``evaljig_corpus``'s conformance run now.
+_NOW_INTERNAL = {"CHAT_PLACEHOLDER", "EMBED_PLACEHOLDER", "render_table"}
 
 
 def __getattr__(name: str) -> object:
     """PEP 562: the cassette helpers on first use, and the moved corpus names with a warning (once per name)."""
     if name in _LAZY:
         value: object = getattr(importlib.import_module(_LAZY[name]), name)
+    elif name in _NOW_INTERNAL:
+        warn_moved(f"evaljig_fixtures.{name}", "`evaljig-corpus conformance` (its table and placeholder models)")
+        value = getattr(importlib.import_module("evaljig_corpus._corpus_run"), name)
     elif name in _MOVED_TO_CORPUS:
         new = _MOVED_TO_CORPUS[name]
         warn_moved(f"evaljig_fixtures.{name}", f"`from evaljig_corpus import {new}`")
