@@ -37,6 +37,9 @@ from evaljig_report import ATTACHMENT_KEY
 
 ROOT = Path(__file__).resolve().parents[4]
 FIXTURES = ROOT / "fixtures"
+EXPECTED_CONFIG = FIXTURES / "configs" / "expected-config.yaml"
+EXPECTED_STDOUT = FIXTURES / "configs" / "expected-cli-stdout.txt"
+SDK_CALLS_PER_ATTEMPT = 3  # 1 + the OpenAI SDK's 2 retries inside litellm (see test_lev_api.py)
 FAKE_KEY_ENV = "EVALJIG_FAKE_API_KEY"
 FAKE_KEY = "sk-evaljig-fake-0000"  # a placeholder the gateway ignores; must never appear in any file
 

@@ -36,13 +36,18 @@ from evaljig_config import (
 )
 from evaljig_gateway import Gateway
 
-from .conftest import FIXTURES, ROOT, Dataset, LevTrace, assert_no_secret
+from .conftest import (
+    EXPECTED_CONFIG,
+    EXPECTED_STDOUT,
+    FIXTURES,
+    ROOT,
+    SDK_CALLS_PER_ATTEMPT,
+    Dataset,
+    LevTrace,
+    assert_no_secret,
+)
 
 pytestmark = pytest.mark.lighteval
-
-SDK_CALLS_PER_ATTEMPT = 3  # 1 + the OpenAI SDK's 2 retries inside litellm
-EXPECTED_CONFIG = FIXTURES / "configs" / "expected-config.yaml"
-EXPECTED_STDOUT = FIXTURES / "configs" / "expected-cli-stdout.txt"
 
 
 def test_lev_003_python_api_failure(

@@ -19,13 +19,9 @@ from evaljig_config import (
 )
 from evaljig_gateway import Gateway
 
-from .conftest import FIXTURES, Dataset, LevTrace, assert_no_secret
+from .conftest import EXPECTED_CONFIG, EXPECTED_STDOUT, FIXTURES, Dataset, LevTrace, assert_no_secret
 
 pytestmark = pytest.mark.lighteval
-
-SDK_CALLS_PER_ATTEMPT = 3  # 1 + the OpenAI SDK's 2 retries inside litellm
-EXPECTED_CONFIG = FIXTURES / "configs" / "expected-config.yaml"
-EXPECTED_STDOUT = FIXTURES / "configs" / "expected-cli-stdout.txt"
 
 
 def test_lev_001_cli_happy_path(
