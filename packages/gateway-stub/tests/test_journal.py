@@ -134,3 +134,26 @@ def test_calls_limit_is_validated(http: httpx.Client, bad: str) -> None:
     assert reply.status_code == 400
     assert reply.json()["error"]["param"] == "limit"
     assert len(reply.json()["error"]["message"]) < 200
+
+
+def test_a_request_from_before_a_reset_stays_out_of_the_new_journal(gateway: Gateway) -> None:
+    """A test's leftover (a slow request its client gave up on) must not show up as the next test's call."""
+    import threading
+    import time
+
+    def slow_call() -> None:
+        httpx.post(f"{gateway.base_url}/chat/completions", json={**CHAT, "model": "slow-300"}, timeout=30)
+
+    served = gateway.served
+    caller = threading.Thread(target=slow_call)
+    caller.start()
+    deadline = time.monotonic() + 30
+    while gateway.app.in_flight == 0 and time.monotonic() < deadline:  # wait for it to arrive, bounded
+        time.sleep(0.005)
+    gateway.reset()  # what the next test's fixture does
+    caller.join()
+
+    assert gateway.calls() == []
+    assert gateway.served == served + 1  # answered and counted, just not journaled after the reset
+    flaky = httpx.post(f"{gateway.base_url}/chat/completions", json={**CHAT, "model": "fail-once-x"}, timeout=30)
+    assert flaky.status_code == 500  # attempt counters were not touched by the old request either

@@ -106,6 +106,7 @@ class GatewayApp:
         model: str | None = None
         attempt = 0
         raw = b""
+        epoch = self.journal.epoch
         handler = _MODEL_ROUTES.get(path)
         self.in_flight += handler is not None
         try:
@@ -118,14 +119,14 @@ class GatewayApp:
                 request = _openai_api.Request(raw, body, model, self.answers, self.limits)
                 reply = await self._drive(handler(request), receive)
                 # counted only once the request is valid: a 400 must not use up fail-once's failure
-                attempt = self.journal.next_attempt(model)
+                attempt = self.journal.next_attempt(model, epoch)
                 reply = await self._apply_behaviour(model, attempt, reply, receive)
             else:
                 reply = await self._drive(self._control(method, path, scope), receive)
         except GatewayError as exc:
             reply = _error_reply(exc)
         except _ClientGoneError:
-            self.journal.record(method, path, model, NO_ANSWER, attempt, raw)
+            self.journal.record(method, path, model, NO_ANSWER, attempt, raw, epoch)
             return
         except asyncio.CancelledError:
             # uvicorn cancels what is still running a second into shutdown (a body still arriving):
@@ -138,7 +139,7 @@ class GatewayApp:
             self.in_flight -= handler is not None
         await _send(send, reply)
         if not path.startswith(CONTROL_PREFIX):
-            self.journal.record(method, path, model, reply.status, attempt, raw)
+            self.journal.record(method, path, model, reply.status, attempt, raw, epoch)
 
     async def _drive(self, work: Work[Reply], receive: Receive) -> Reply:
         """Run ``work`` a slice at a time, so one request never stalls the rest.

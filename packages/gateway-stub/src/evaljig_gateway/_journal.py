@@ -113,20 +113,41 @@ class Journal:
         self._served = 0
         self._attempts: Counter[str] = Counter()
         self._seq = 0
+        self._epoch = 0
         self._lock = threading.Lock()
         self._sink = _JsonlSink(sink) if sink is not None else None
 
-    def next_attempt(self, model: str) -> int:
+    @property
+    def epoch(self) -> int:
+        """Which reset this is; a request remembers it on arrival, so one from before a reset stays out."""
+        return self._epoch
+
+    def next_attempt(self, model: str, epoch: int | None = None) -> int:
+        """The attempt number of ``model``'s next call; a call from before the last reset counts for nothing."""
         with self._lock:
+            if epoch is not None and epoch != self._epoch:
+                return 0
             self._attempts[model] += 1
             return self._attempts[model]
 
-    def record(self, method: str, path: str, model: str | None, status: int, attempt: int, raw_body: bytes) -> None:
+    def record(
+        self,
+        method: str,
+        path: str,
+        model: str | None,
+        status: int,
+        attempt: int,
+        raw_body: bytes,
+        epoch: int | None = None,
+    ) -> None:
+        """Journal a finished call; one that arrived before the last reset is counted as served only."""
         size = len(raw_body)
         kept = raw_body if size <= self.body_bytes else raw_body[: self.body_bytes]
         with self._lock:
-            self._seq += 1
             self._served += 1
+            if epoch is not None and epoch != self._epoch:
+                return  # a test's leftover (say, a request its client gave up on) is not the next test's call
+            self._seq += 1
             call = Call(self._seq, method, path, model, status, attempt, kept, size)
             self._calls.append(call)
             self._bytes += _cost(call)
@@ -165,9 +186,13 @@ class Journal:
             }
 
     def reset(self) -> None:
-        """Forget calls, sequence numbers, drops and attempt counters (``fail-once`` fails again)."""
+        """Forget calls, sequence numbers, drops and attempt counters (``fail-once`` fails again).
+
+        Requests still in flight are left out of the new journal and its attempt counts.
+        """
         with self._lock:
             self._seq = self._bytes = self._dropped = 0
+            self._epoch += 1
             self._calls.clear()
             self._attempts.clear()
 
