@@ -230,7 +230,7 @@ def test_ensure_rebuilds_when_the_interpreter_test_requirements_or_sources_chang
 
 def test_stack_env_puts_the_stack_first_on_path(tmp_path: Path) -> None:
     bin_dir = tmp_path / "stack" / "bin"
-    env = stack.stack_env(bin_dir, {"EVALJIG_RUN": "r"}, {"PATH": "/usr/bin:/bin", "HOME": "/home/x"})
+    env = stack.stack_env(bin_dir, {"EVALJIG_RUN": "r"}, {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "home")})
     assert env == {
         "EVALJIG_RUN": "r",
         "PATH": os.pathsep.join([str(bin_dir), "/usr/bin:/bin"]),
