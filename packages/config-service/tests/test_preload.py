@@ -273,3 +273,27 @@ def test_uv_trampoline_scripts_name_the_python_beside_them(tmp_path: Path) -> No
     assert _interpreter_of(script) == script.parent / "python"
     (script.parent / "python").symlink_to(sys.executable)
     assert not _is_script_of_this_python(str(script))  # the same binary, but another environment
+
+
+def test_a_bad_requests_descriptors_are_closed_by_the_server(tmp_path: Path) -> None:
+    path = tmp_path / "s.sock"
+    with subprocess.Popen(
+        [sys.executable, "-m", "evaljig_config._preload_server", str(path), "fractions"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    ) as server:  # fmt: skip
+        assert server.stdout is not None
+        assert server.stdout.readline() == b"listening\n"
+        open_fds = Path(f"/proc/{server.pid}/fd")
+        baseline = len(list(open_fds.iterdir()))
+        for payload in (b"not json", b'{"argv": [], "env": {}, "cwd": "/", "pgid": 1}') * 3:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as sock:
+                sock.connect(str(path))
+                socket.send_fds(sock, [payload], [0, 1, 2])
+                reply, _ = _preload_client.receive_message(sock)
+                assert reply is not None
+                assert reply["refused"].startswith("bad request")
+                assert _preload_client.receive_message(sock) == (None, [])  # the server is done with it
+            assert len(list(open_fds.iterdir())) == baseline  # the three descriptors were closed too
+        assert server.stdin is not None
+        server.stdin.close()
+        assert server.wait(timeout=60) == 0

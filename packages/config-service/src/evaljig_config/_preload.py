@@ -92,12 +92,10 @@ def run_with_server(command: Sequence[str]) -> int:
         raise ConfigError(f"{command[0]}: cannot run: not found or not executable")
     with serving() as env:
         proc = subprocess.Popen(list(command), env=env)
-        previous = (
-            signal.signal(signal.SIGINT, signal.SIG_IGN),
-            signal.signal(signal.SIGTERM, lambda signum, _: proc.send_signal(signum)),
-        )
+        previous_int = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        previous_term = signal.signal(signal.SIGTERM, lambda signum, _: proc.send_signal(signum))
         try:
             return proc.wait()
         finally:
-            signal.signal(signal.SIGINT, previous[0])
-            signal.signal(signal.SIGTERM, previous[1])
+            signal.signal(signal.SIGINT, previous_int)
+            signal.signal(signal.SIGTERM, previous_term)

@@ -22,7 +22,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, NoReturn
 
 #: One request or reply is one SOCK_SEQPACKET message; a bigger request is refused, not truncated.
 MAX_MESSAGE_BYTES = 1 << 20
@@ -46,18 +46,25 @@ def receive_message(sock: socket.socket, max_fds: int = 0) -> tuple[dict[str, An
         raise ValueError("too many descriptors")
     if not data:
         return None, fds
-    if flags & socket.MSG_TRUNC or len(data) > MAX_MESSAGE_BYTES:
+    try:
+        if flags & socket.MSG_TRUNC or len(data) > MAX_MESSAGE_BYTES:
+            raise ValueError(f"message exceeds {MAX_MESSAGE_BYTES} bytes")
+        message = json.loads(data)
+        if not isinstance(message, dict):
+            raise ValueError("message is not a JSON object")
+    except ValueError:
         for fd in fds:
             os.close(fd)
-        raise ValueError(f"message exceeds {MAX_MESSAGE_BYTES} bytes")
-    message = json.loads(data)
-    if not isinstance(message, dict):
-        raise ValueError("message is not a JSON object")
+        raise
     return message, fds
 
 
-def _exec_instead(argv: list[str], why: str) -> None:
-    print(f"evaljig preload: {why}; starting {Path(argv[0]).name} normally", file=sys.stderr, flush=True)
+#: Starts every line the client writes on the script's stderr (a fallback to an ordinary start).
+NOTE_PREFIX = "evaljig preload:"
+
+
+def _exec_instead(argv: list[str], why: str) -> NoReturn:
+    print(f"{NOTE_PREFIX} {why}; starting {Path(argv[0]).name} normally", file=sys.stderr, flush=True)
     os.execv(argv[0], argv)
 
 
@@ -71,7 +78,7 @@ def _finish(reply: dict[str, Any] | None, pid: int) -> int:
     code = reply.get("exit") if reply is not None else None
     if isinstance(code, int):
         return code
-    print(f"evaljig preload: the server went away while pid {pid} ran", file=sys.stderr, flush=True)
+    print(f"{NOTE_PREFIX} the server went away while pid {pid} ran", file=sys.stderr, flush=True)
     return EXIT_SERVER_LOST
 
 
@@ -89,11 +96,9 @@ def main(argv: Sequence[str]) -> int:
     except (OSError, ValueError) as exc:
         sock.close()
         _exec_instead(script_argv, f"no preload server at {server} ({exc})")
-        raise AssertionError("unreachable") from None
     if first is None or "refused" in first:
         sock.close()
         _exec_instead(script_argv, f"the preload server refused: {(first or {}).get('refused', 'it hung up')}")
-    assert first is not None
     pid = int(first["pid"])
 
     def forward(signum: int, _frame: FrameType | None) -> None:

@@ -119,11 +119,11 @@ def _parse_job(message: dict[str, Any], fds: list[int]) -> Job:
 class Server:
     """The accept loop. :meth:`serve` returns only in a forked child, with the job to run."""
 
-    def __init__(self, path: str, per_run_modules_loaded: Sequence[str]) -> None:
+    def __init__(self, path: str) -> None:
         self.path = path
         self.pid = os.getpid()
         self.env = dict(os.environ)
-        self.tainted = list(per_run_modules_loaded)
+        self.tainted: list[str] = []  # what preloading did that makes it unfit to share (see preload())
         self.running: dict[int, tuple[socket.socket, int]] = {}  # child pid -> (client socket, client pgid)
         self.served = self.refused = 0
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -177,12 +177,14 @@ class Server:
 
     def _handle(self, conn: socket.socket) -> Job | None:
         self.selector.unregister(conn)
+        fds: list[int] = []
         try:
             message, fds = receive_message(conn, max_fds=3)
             if message is None:
                 raise ValueError("hung up")
             job = _parse_job(message, fds)
         except (OSError, ValueError) as exc:
+            _close(fds)  # a malformed request's descriptors are not kept open
             with contextlib.suppress(OSError):
                 send_message(conn, {"refused": f"bad request: {exc}"})
             conn.close()
@@ -326,7 +328,7 @@ def main(argv: Sequence[str]) -> int:
     if not argv:
         print("usage: python -m evaljig_config._preload_server SOCKET [MODULE...]", file=sys.stderr)
         return 2
-    server = Server(argv[0], [])
+    server = Server(argv[0])
     server.listen()  # before the slow imports: clients queue up instead of falling back
     print("listening", flush=True)
     server.tainted = preload(argv[1:] or PRELOAD_MODULES)

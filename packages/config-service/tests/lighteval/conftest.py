@@ -31,6 +31,7 @@ from evaljig_config import (
     run_python,
 )
 from evaljig_config._preload import SERVER_ENV
+from evaljig_config._preload_client import NOTE_PREFIX
 from evaljig_config._scrub import scrub_text
 from evaljig_gateway import Gateway
 from evaljig_report import ATTACHMENT_KEY
@@ -143,7 +144,7 @@ class LevTrace:
         run = run_cli(spec, tasks, custom_tasks=custom_tasks, run_dir=run_dir, **kw)
         if os.environ.get(SERVER_ENV):  # under `evaljig-config lighteval preload`: no silent slow path
             stderr = (run.run_dir / "stderr.txt").read_text(encoding="utf-8")
-            assert "evaljig preload:" not in stderr, "the preload server did not run lighteval:\n" + stderr
+            assert NOTE_PREFIX not in stderr, "the preload server did not run lighteval:\n" + stderr
         return run
 
     def python(self, spec: ProviderSpec, tasks: str, *, custom_tasks: Path, run_dir: Path, **kw: Any) -> LightEvalRun:

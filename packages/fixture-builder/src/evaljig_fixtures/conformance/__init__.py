@@ -2,27 +2,10 @@
 
 from __future__ import annotations
 
-from evaljig_corpus import (
-    CONFORMANCE_CHECKS,
-    assert_chat_conformance,
-    assert_completion_conformance,
-    assert_embed_conformance,
-    assert_logprobs_conformance,
-    assert_models_conformance,
-    assert_stream_conformance,
-    assert_tools_conformance,
-)
+from evaljig_corpus import _conformance
+from evaljig_corpus._conformance import *  # noqa: F403  (the same names, one list: _conformance.__all__)
 from evaljig_fixtures._moved import warn_moved
 
-__all__ = [
-    "CONFORMANCE_CHECKS",
-    "assert_chat_conformance",
-    "assert_completion_conformance",
-    "assert_embed_conformance",
-    "assert_logprobs_conformance",
-    "assert_models_conformance",
-    "assert_stream_conformance",
-    "assert_tools_conformance",
-]
+__all__ = list(_conformance.__all__)
 
 warn_moved("evaljig_fixtures.conformance", "`evaljig_corpus`")
