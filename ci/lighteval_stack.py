@@ -49,12 +49,9 @@ PACKAGES = (
 INSTALL_FLAGS = ("--compile-bytecode",)
 #: Session folders of ``lighteval`` and ``regen``, which once ran without a venv (see drop_stale_session_dirs).
 STACK_SESSIONS = ("lighteval", "regen")
-#: lighteval downloads tinyBenchmarks.pkl when its task registry loads; an empty file stops that.
-_NO_TINY_BENCHMARKS = (
-    "import importlib.util, pathlib; spec = importlib.util.find_spec('lighteval');"
-    " pkl = pathlib.Path(spec.origin).parent / 'tasks' / 'tasks' / 'tinyBenchmarks.pkl';"
-    " pkl.touch(); print('created', pkl.name)"
-)
+#: Run in the new stack before it is kept: prepares lighteval for offline runs (its empty
+#: tinyBenchmarks.pkl) and imports every module a LEV run reaches; a failure discards the stack.
+SELF_CHECK = ("lighteval", "check")
 
 
 class _Virtualenv(Protocol):
@@ -251,7 +248,7 @@ def ensure(
             *(arg for package in PACKAGES for arg in ("-e", package)),
             external=True,
         )  # fmt: skip
-        session.run(venv_python, "-c", _NO_TINY_BENCHMARKS, external=True)
+        session.run(str(venv / "bin" / "evaljig-config"), *SELF_CHECK, external=True)
 
     build_atomically(target, stamp, build)
     return target / "bin"

@@ -191,13 +191,14 @@ def test_ensure_builds_the_stack_once_and_then_reuses_it(tmp_path: Path) -> None
     assert session.runs[0][0] == python, "the interpreter nox resolved is asked for its version"
     commands = [run[:3] for run in session.runs[1:]]
     assert commands[:3] == [("uv", "export", "--locked"), ("uv", "venv", "--quiet"), ("uv", "pip", "install")]
-    venv_create, install, touch = session.runs[2], session.runs[3], session.runs[4]
+    venv_create, install, self_check = session.runs[2], session.runs[3], session.runs[4]
     assert venv_create[venv_create.index("--python") + 1] == python
     assert [*SOURCES, *stack.INSTALL_FLAGS] == list(install[5 : 5 + len(SOURCES) + len(stack.INSTALL_FLAGS)])
     assert set(TEST_REQUIREMENTS) <= set(install)
     editable = [install[i + 1] for i, arg in enumerate(install) if arg == "-e"]
     assert editable == list(stack.PACKAGES)
-    assert "tinyBenchmarks.pkl" in touch[-1]
+    assert Path(self_check[0]).name == "evaljig-config", "the new stack checks itself before it is kept"
+    assert self_check[1:] == stack.SELF_CHECK
     constraints = [Path(install[i + 1]) for i, arg in enumerate(install) if arg == "-c"]
     assert constraints[0] == stack.CONSTRAINTS
     assert constraints[1].read_text() == "not-pinned-by-the-stack==1.0\n", "what the stack pins is left to the stack"
@@ -207,6 +208,27 @@ def test_ensure_builds_the_stack_once_and_then_reuses_it(tmp_path: Path) -> None
     assert stack.ensure(again, TEST_REQUIREMENTS, target=target, sources=SOURCES) == target / "bin"
     assert len(again.runs) == 1, "a current stack only asks the interpreter"
     assert "lighteval stack is current" in again.logs[0]
+
+
+class FailingCheckSession(FakeSession):
+    """The new stack's self-check fails, as it does when a package cannot load its native library."""
+
+    def run(self, *args: str, **kwargs: object) -> str | None:
+        result = super().run(*args, **kwargs)
+        if args[1:] == stack.SELF_CHECK:
+            raise RuntimeError("evaljig-config: lighteval stack check failed: package soundfile 0.14.0 ...")
+        return result
+
+
+def test_a_stack_that_fails_its_self_check_is_never_kept(tmp_path: Path) -> None:
+    target = tmp_path / "stack"
+    with pytest.raises(RuntimeError, match="stack check failed"):
+        stack.ensure(FailingCheckSession(tmp_path), TEST_REQUIREMENTS, target=target, sources=SOURCES)
+    assert not target.exists()
+    assert list(tmp_path.glob(f"stack{stack.PARTIAL}*")) == [], "no partial stack is left to be reused"
+    again = FakeSession(tmp_path)
+    stack.ensure(again, TEST_REQUIREMENTS, target=target, sources=SOURCES)
+    assert any(run[:3] == ("uv", "pip", "install") for run in again.runs), "the next run builds it anew"
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,15 @@ from evaljig_common import write_bytes_atomic as write_bytes_atomic  # for evalj
 from evaljig_common import write_text_atomic as write_text_atomic
 from evaljig_config._config_renderer import LIGHTEVAL_MODEL_KEYS, LightEvalConfigRenderer, check_config_path
 from evaljig_config._errors import ConfigError, LightEvalUnavailable, RetryBudgetExhausted
-from evaljig_config._lighteval_import import lighteval_available
+from evaljig_config._lighteval_import import LIGHTEVAL_STACK, lighteval_available
 from evaljig_config._lighteval_runs import run_cli, run_python
+from evaljig_config._lighteval_setup import (
+    StackProblem,
+    check_lighteval_stack,
+    lighteval_run_env,
+    prepare_lighteval,
+    prepare_run_dir,
+)
 from evaljig_config._litellm_caller import LiteLLMCaller
 from evaljig_config._preload import SERVER_ENV as PRELOAD_SERVER_ENV
 from evaljig_config._preload import serving as preload_server
@@ -29,6 +36,7 @@ LightEvalConfigService = LightEvalConfigRenderer
 
 __all__ = [
     "LIGHTEVAL_MODEL_KEYS",
+    "LIGHTEVAL_STACK",
     "OFFLINE_ENV",
     "PRELOAD_SERVER_ENV",
     "ConfigError",
@@ -40,11 +48,16 @@ __all__ = [
     "ProviderSpec",
     "RetryBudgetExhausted",
     "RetryPolicy",
+    "StackProblem",
     "check_config_path",
+    "check_lighteval_stack",
     "lighteval_available",
+    "lighteval_run_env",
     "load_provider_spec",
     "parse_provider_spec",
     "preload_server",
+    "prepare_lighteval",
+    "prepare_run_dir",
     "run_cli",
     "run_python",
 ]

@@ -3,11 +3,14 @@
     evaljig-config render SPEC [--base-url URL] [--model M] [-o config.yaml]
     evaljig-config lighteval run SPEC TASKS --custom-tasks FILE --run-dir DIR
                    [--path cli|python] [--base-url URL] [--model M] [--max-samples N]
+    evaljig-config lighteval check
     evaljig-config lighteval preload -- COMMAND [ARGS...]
 
 ``lighteval run`` exits 1 when any request ended empty after the retry budget (lighteval
 itself exits 0 and scores it 0), 2 on bad input, and 130/143 on SIGINT/SIGTERM (after
 stopping lighteval's whole process group and scrubbing the key from the run directory).
+``lighteval check`` imports every module a run reaches lazily, offline, and exits 1 with one
+line per broken package (and the native library it cannot load) when the stack cannot run.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--run-dir", type=Path, required=True, help="a new or empty directory for this run")
     run.add_argument("--path", choices=("cli", "python"), default="cli", help="lighteval CLI or Python API")
     run.add_argument("--max-samples", type=int, help="evaluate only the first N samples")
+    lighteval.add_parser("check", help="import what a lighteval run needs, offline; one line per broken package")
     preload = lighteval.add_parser(
         "preload", help="run COMMAND with a lighteval preload server: its CLI runs start ~7 s (CPU) faster"
     )
@@ -134,6 +138,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "lighteval" and args.action == "preload":
         return _preload(args.argv[1:] if args.argv[:1] == ["--"] else args.argv)
+    if args.command == "lighteval" and args.action == "check":
+        return _check()
     try:
         with _stop_signals_raise():
             spec = _load(args)
@@ -157,6 +163,30 @@ def _preload(command: list[str]) -> int:
         return _error(str(exc))
     except OSError as exc:  # the command does not exist or cannot be run
         return _error(f"{command[0]}: cannot run: {exc.strerror or exc}")
+
+
+def _check() -> int:
+    """``lighteval check``: offline, with a throw-away ``HF_HOME``, import what a run needs."""
+    import tempfile
+
+    from evaljig_common import OFFLINE_ENV
+    from evaljig_config._lighteval_import import INSTALL_HINT
+    from evaljig_config._lighteval_setup import NOT_INSTALLED, STACK_MODULES, check_lighteval_stack
+
+    with tempfile.TemporaryDirectory(prefix="evaljig-check-") as hf_home:
+        os.environ.update({**OFFLINE_ENV, "HF_HOME": hf_home})
+        try:
+            problems = check_lighteval_stack()
+        except ConfigError as exc:
+            return _error(str(exc))
+    lines = [p.line() for p in problems if p.package != f"lighteval{NOT_INSTALLED}"]
+    if len(lines) < len(problems):  # every lighteval module: one line says how to install it
+        lines.append(_one_line(INSTALL_HINT))
+    for line in lines:
+        print(f"evaljig-config: lighteval stack check failed: {line}", file=sys.stderr)
+    if problems:
+        return 1
+    return _print(f"lighteval stack ok: {len(STACK_MODULES)} modules a run reaches import offline\n")
 
 
 def _render(spec: ProviderSpec, output: Path | None) -> int:

@@ -8,10 +8,15 @@ from types import ModuleType
 
 from evaljig_config._errors import LightEvalUnavailable
 
+#: What the lighteval stack installs (ci/lighteval-requirements.txt holds the same lines): lighteval
+#: with its litellm extra, the torch it was tested with, and the upper bounds that keep it offline.
+LIGHTEVAL_STACK = ("torch==2.13.0", "lighteval[litellm]==0.13.0", "huggingface_hub<2", "xxhash<4")
 INSTALL_HINT = (
-    "lighteval is not installed in this environment. Run the LEV matrix with `make lighteval` "
-    "(or `nox -s lighteval`), which installs the pinned stack in its own venv, or install it yourself: "
-    "pip install torch==2.13.0 'lighteval[litellm]==0.13.0' 'huggingface_hub<2' 'xxhash<4'"
+    "lighteval is not installed in this environment. Install the stack evaljig is tested with (torch's CPU "
+    "wheel comes from your configured index or find-links): pip install "
+    + " ".join(f"'{requirement}'" for requirement in LIGHTEVAL_STACK)
+    + "; then `evaljig-config lighteval check` says whether it can run offline. In evaljig's own repository "
+    "`make lighteval` builds this stack in its own venv."
 )
 
 

@@ -19,10 +19,11 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Literal
 
-from evaljig_common import OFFLINE_ENV
 from evaljig_config._config_renderer import LightEvalConfigRenderer
 from evaljig_config._errors import ConfigError, RetryBudgetExhausted
 from evaljig_config._lighteval_import import import_lighteval_module
+from evaljig_config._lighteval_setup import lighteval_run_env as run_env
+from evaljig_config._lighteval_setup import prepare_lighteval, prepare_run_dir
 from evaljig_config._preload import client_argv
 from evaljig_config._process_group import run_in_group, signals_deferred
 from evaljig_config._run_result import (
@@ -38,24 +39,6 @@ from evaljig_config._spec import ProviderSpec
 
 LITELLM_LOGGER = "lighteval.models.endpoints.litellm_model"
 CLI_TIMEOUT_S = 900
-
-
-def prepare_run_dir(run_dir: Path) -> Path:
-    """A new, empty run directory: refusing a used one is what keeps caches from leaking."""
-    run_dir = run_dir.resolve()
-    if run_dir.exists() and any(run_dir.iterdir()):
-        raise ConfigError(f"{run_dir}: run directory is not empty; every lighteval run needs a fresh one")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    return run_dir
-
-
-def run_env(run_dir: Path, api_key: str, base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Environment for a run: offline, ``HF_HOME`` inside the run, the key as ``OPENAI_API_KEY``."""
-    env = dict(os.environ if base is None else base)
-    env.update(OFFLINE_ENV)
-    env["HF_HOME"] = str(run_dir / "hf_home")
-    env["OPENAI_API_KEY"] = api_key
-    return env
 
 
 def lighteval_executable() -> str:
@@ -154,6 +137,7 @@ def run_cli(
     custom_tasks = check_run_inputs(tasks, custom_tasks, max_samples)
     api_key = _api_key(spec)
     executable = lighteval_executable()
+    prepare_lighteval()
     run_dir = prepare_run_dir(run_dir)
     service = LightEvalConfigRenderer(spec)
     config = service.write_config(run_dir / "config.yaml")
@@ -207,7 +191,7 @@ def run_python(
     """lighteval's ``Pipeline`` in this process, in a fresh ``run_dir`` (not thread-safe: it changes cwd)."""
     custom_tasks = check_run_inputs(tasks, custom_tasks, max_samples)
     api_key = _api_key(spec)
-    import_lighteval_module("lighteval")  # says how to get it, before anything is written
+    prepare_lighteval()  # says how to get lighteval, before anything is written
     run_dir = prepare_run_dir(run_dir)
     with _scrubbed_afterwards(run_dir, api_key):
         stdout, log = _evaluate(spec, tasks, custom_tasks, run_dir, max_samples, api_key)
