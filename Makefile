@@ -46,8 +46,12 @@ help: ## list the targets
 setup: $(STAMP) ## bootstrap tools and sync the workspace venv (.venv) from uv.lock
 	@$(TOOLS)/bin/uv sync --locked --all-packages --all-groups
 
+.PHONY: browser
+browser: $(STAMP) ## find Chromium for the report.html browser tests, or install Debian's (root + apt); else they skip, loudly
+	@$(TOOLS)/bin/python ci/browser.py ensure
+
 .PHONY: ci
-ci: $(STAMP) ## everything CI runs: lint, typecheck, tests + goldens (default Python), wheels, the LEV matrix, the merged report
+ci: $(STAMP) browser ## everything CI runs: lint, typecheck, tests + goldens (default Python), wheels, the LEV matrix, the merged report
 	$(call nox,-s lint typecheck tests-$(PY_DEFAULT) package lighteval report,make ci)
 
 .PHONY: matrix

@@ -33,7 +33,12 @@ def duration(seconds: float) -> str:
     return f"{minutes}m{rest:02d}s" if minutes else f"{rest}s"
 
 
-def summary(report: dict[str, Any], nox_dir: Path, title: str) -> list[str]:
+def summary(
+    report: dict[str, Any],
+    nox_dir: Path,
+    title: str,
+    browser_status_file: Path = ROOT / ".tools" / "browser-status.txt",
+) -> list[str]:
     # a parametrized session is named "tests" and signed "tests-3.11"
     sessions = [{**s, "name": (s.get("signatures") or [s["name"]])[0]} for s in report.get("sessions", [])]
     if not sessions:
@@ -59,7 +64,16 @@ def summary(report: dict[str, Any], nox_dir: Path, title: str) -> list[str]:
     if any(s["name"].startswith("tests-") for s in sessions):
         line = f"  tests passed on Python {', '.join(passed) if passed else 'none'}"
         lines.append(line + (f"; failed on {', '.join(failed)}" if failed else ""))
+        lines += [f"  {status}" for status in browser_status(browser_status_file)]
     return lines
+
+
+def browser_status(path: Path) -> list[str]:
+    """The line ``ci/browser.py ensure`` left (which browser, or why the browser tests skip), if any."""
+    try:
+        return [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()][:1]
+    except OSError:
+        return []
 
 
 def main(argv: list[str]) -> int:

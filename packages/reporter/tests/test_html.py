@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ci.browser import SKIP_REASON, find_chromium
 from evaljig_report import _html, merge, schema_errors
 
 from .conftest import CSV, PNG, Populate, b64, make_record
@@ -29,16 +28,14 @@ CHROMIUM_FLAGS = [
 
 
 def chromium() -> str | None:
-    explicit = os.environ.get("EVALJIG_CHROMIUM")
-    if explicit:
-        return explicit
-    return next((p for n in ("chromium", "chromium-browser", "google-chrome") if (p := shutil.which(n))), None)
+    """The browser ``make ci`` found or installed (ci/browser.py: never Ubuntu's snap stub)."""
+    return find_chromium()
 
 
 def dump_dom(report: Path, fragment: str, profile: Path) -> str:
     browser = chromium()
     if browser is None:
-        pytest.skip("chromium is not installed (apt-get install chromium, or set EVALJIG_CHROMIUM)")
+        pytest.skip(SKIP_REASON)
     proc = subprocess.run(
         [browser, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--dump-dom", f"{report.as_uri()}{fragment}"],
         capture_output=True,

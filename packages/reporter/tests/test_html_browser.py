@@ -18,7 +18,7 @@ import pytest
 from evaljig_report import _details, merge
 
 from .conftest import CSV, PNG, Populate, b64, make_record
-from .test_html import CHROMIUM_FLAGS, chromium
+from .test_html import CHROMIUM_FLAGS, SKIP_REASON, chromium
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is a dev dependency: make setup")
 
@@ -41,7 +41,7 @@ EXPECTED_ORDER = [
 def browser() -> Iterator[Any]:
     path = chromium()
     if path is None:
-        pytest.skip("chromium is not installed (apt-get install chromium, or set EVALJIG_CHROMIUM)")
+        pytest.skip(SKIP_REASON)
     with playwright_api.sync_playwright() as pw:
         launched = pw.chromium.launch(executable_path=path, args=[f for f in CHROMIUM_FLAGS if f != "--headless"])
         yield launched
