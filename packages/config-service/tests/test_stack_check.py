@@ -52,7 +52,7 @@ def test_the_check_names_the_installed_distribution_and_version() -> None:
         StackProblem(
             module="evaljig_config._no_such_module",
             why="a test",
-            package="evaljig_config is not installed",
+            package="evaljig_config._no_such_module is not installed",
             error="ModuleNotFoundError: No module named 'evaljig_config._no_such_module'",
             library=None,
         )

@@ -136,8 +136,9 @@ def check_lighteval_stack(
     """Import every module a LEV run reaches lazily; the problems found, in order (empty: sound).
 
     Call it in a fresh process with :data:`~evaljig_common.OFFLINE_ENV` set (``evaljig-config
-    lighteval check`` does): imports are cached, so one failure is reported once, where it first
-    shows. The lighteval placeholder is created first, so the check itself never downloads.
+    lighteval check`` does). A broken package is reported once, for the first module that reaches
+    it, however many others import it too. The lighteval placeholder is created first, so the
+    check itself never downloads.
     """
     problems: list[StackProblem] = []
     if importlib.util.find_spec("lighteval") is not None:
@@ -147,7 +148,13 @@ def check_lighteval_stack(
         try:
             importlib.import_module(name)
         except Exception as exc:  # any failure at import is the finding
-            problems.append(_problem(name, why, exc))
+            problem = _problem(name, why, exc)
+            # a failed import is not cached: whatever imports the broken package fails the same way again
+            if not any(
+                (p.package, p.library or p.error) == (problem.package, problem.library or problem.error)
+                for p in problems
+            ):
+                problems.append(problem)
     return problems
 
 
@@ -177,23 +184,26 @@ def _culprit(exc: BaseException, module: str) -> str:
     """
     owners = importlib.metadata.packages_distributions()
     for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if frame.filename.startswith("<"):  # frozen importlib, exec'd strings
+            continue
         top = _top_level(Path(frame.filename))
         if top is not None:
             return _with_version(owners[top][0]) if top in owners else top
     if isinstance(exc, ModuleNotFoundError) and exc.name:
-        return f"{exc.name.partition('.')[0]}{NOT_INSTALLED}"
+        return f"{exc.name}{NOT_INSTALLED}"
     return module.partition(".")[0]
 
 
 def _top_level(path: Path) -> str | None:
     """The top-level import name of a file under one of ``sys.path``'s folders, the stdlib's and ours excluded."""
-    stdlib = {Path(sysconfig.get_paths()[key]) for key in ("stdlib", "platstdlib")}
+    path = path.resolve()
+    stdlib = {Path(sysconfig.get_paths()[key]).resolve() for key in ("stdlib", "platstdlib")}
     installed = {"site-packages", "dist-packages"} & set(path.parts)
     if path == Path(__file__) or (not installed and any(path.is_relative_to(folder) for folder in stdlib)):
         return None
-    for entry in sys.path:
-        base = Path(entry) if entry else None
-        if base is not None and base not in stdlib and path.is_relative_to(base) and path != base:
+    # the most specific folder first: the working directory on sys.path may contain the others
+    for base in sorted((Path(entry).resolve() for entry in sys.path if entry), key=lambda p: -len(p.parts)):
+        if base not in stdlib and path.is_relative_to(base) and path != base:
             return path.relative_to(base).parts[0].removesuffix(".py")
     return None
 
