@@ -11,28 +11,42 @@ a session.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 import sys
-import tomllib
 from pathlib import Path
+from types import ModuleType
 
 import nox
-from packaging.specifiers import SpecifierSet
 
-# nox's venv has neither the noxfile's folder on sys.path nor the workspace installed; evaljig_common
-# is stdlib only, so its source folder is importable as is (one run-id and offline-env helper for all)
-sys.path.insert(0, str(Path(__file__).parent / "packages" / "common" / "src"))
-sys.path.insert(0, str(Path(__file__).parent))
-from ci import lighteval_stack as stack
-from evaljig_common import OFFLINE_ENV, claim_run, explicit_run_id
+ROOT = Path(__file__).parent
+
+
+def _load(name: str, init: str) -> ModuleType:
+    """Import one of our stdlib-only modules or packages from its file, leaving ``sys.path`` alone.
+
+    nox's venv has neither the noxfile's folder on ``sys.path`` nor the workspace installed.
+    """
+    path = ROOT / init
+    package = [str(path.parent)] if path.name == "__init__.py" else None
+    spec = importlib.util.spec_from_file_location(name, path, submodule_search_locations=package)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path}: cannot be imported")
+    module = sys.modules[name] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+#: One run-id and offline-env helper for the sessions and the packages alike (stdlib only).
+common = _load("evaljig_common", "packages/common/src/evaljig_common/__init__.py")
+stack = _load("lighteval_stack", "ci/lighteval_stack.py")
 
 nox.needs_version = ">=2025.5.1"
 nox.options.default_venv_backend = "uv"
 nox.options.reuse_venv = "yes"
 nox.options.error_on_missing_interpreters = True
 
-ROOT = Path(__file__).parent
-PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 #: Installed next to the built wheels and into the lighteval stack.
 TEST_REQUIREMENTS = nox.project.dependency_groups(PYPROJECT, "test")
 REPORTS = ROOT / "reports"
@@ -41,17 +55,13 @@ LOOPBACK_ONLY = ["--allow-hosts=127.0.0.1,::1,localhost", "--allow-unix-socket"]
 PYTEST_OK = [0, 5]
 
 
-def supported_pythons() -> list[str]:
-    """Every ``3.X`` the root ``requires-python`` admits: the tests session's matrix."""
-    spec = SpecifierSet(PYPROJECT["project"]["requires-python"])
-    return [f"3.{minor}" for minor in range(8, 30) if spec.contains(f"3.{minor}.0")]
-
-
-PYTHONS = supported_pythons()
+#: Every Python the root pyproject's classifiers name: the tests session's matrix.
+PYTHONS = nox.project.python_versions(PYPROJECT)
 #: The default session Python (``make ci``, the lighteval stack); the oldest supported.
 PYTHON = PYTHONS[0]
-nox.options.sessions = ["lint", "typecheck", f"tests-{PYTHON}", "package", "lighteval", "report"]
-stack.drop_stale_session_dirs(ROOT / ".nox")
+nox.options.sessions = ["lint", "typecheck", f"tests-{PYTHON}", "package", "lighteval", "coverage", "report"]
+#: The last ``nox -s coverage`` figure, which ``make ci``'s summary prints.
+COVERAGE_TOTAL = REPORTS / "coverage-total.txt"
 
 
 @functools.cache
@@ -60,12 +70,26 @@ def run() -> str:
 
     Claimed on first use, so ``nox -l`` or a lone ``nox -s report`` leave no empty run folder.
     """
-    return claim_run(REPORTS)
+    return common.claim_run(REPORTS)
 
 
 def report_env(session: nox.Session) -> dict[str, str]:
     """Offline, and per-case reports for every test of the session (see docs/reporter.md)."""
-    return {**OFFLINE_ENV, "EVALJIG_RUN": run(), "EVALJIG_SESSION": session.name, "EVALJIG_ALL_TESTS": "1"}
+    return {**common.OFFLINE_ENV, "EVALJIG_RUN": run(), "EVALJIG_SESSION": session.name, "EVALJIG_ALL_TESTS": "1"}
+
+
+def coverage_dir() -> Path:
+    return REPORTS / run() / "coverage"
+
+
+def measured(session: nox.Session) -> tuple[list[str], dict[str, str]]:
+    """pytest's coverage flags and environment: branch data of this session into this run's coverage folder.
+
+    xdist workers and the Python subprocesses the tests start (coverage's ``patch = subprocess``)
+    write their own data files there; ``nox -s coverage`` combines them.
+    """
+    coverage_dir().mkdir(parents=True, exist_ok=True)
+    return ["--cov", "--cov-report="], {"COVERAGE_FILE": str(coverage_dir() / f".coverage.{session.name}")}
 
 
 def sync(session: nox.Session, *groups: str) -> None:
@@ -88,9 +112,10 @@ def tests(session: nox.Session) -> None:
     ``make matrix`` all of them.
     """
     sync(session, "dev")
+    cov_args, cov_env = measured(session)
     session.run(
-        "pytest", "-n", workers(), *LOOPBACK_ONLY, "-m", "not lighteval", *session.posargs,
-        env=report_env(session), success_codes=PYTEST_OK,
+        "pytest", "-n", workers(), *LOOPBACK_ONLY, "-m", "not lighteval", *cov_args, *session.posargs,
+        env={**report_env(session), **cov_env}, success_codes=PYTEST_OK,
     )  # fmt: skip
 
 
@@ -163,10 +188,36 @@ def package(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def coverage(session: nox.Session) -> None:
+    """Combine this run's coverage (every session, worker and subprocess) and report it; fail under the floor.
+
+    The floor is ``fail_under`` in pyproject.toml, measured on ``make ci``'s sessions (tests and
+    the LEV matrix). The total goes to reports/coverage-total.txt for ``make ci``'s summary.
+    """
+    session.install("coverage[toml]>=7.10")
+    data = coverage_dir()
+    parts = sorted(p for p in data.glob(".coverage.*") if p.is_file()) if data.is_dir() else []
+    if not parts:
+        session.skip(f"no coverage data in {data.relative_to(ROOT)}: run a tests or lighteval session first")
+    combined = str(data / ".coverage")
+    session.run("coverage", "combine", "--keep", "--quiet", f"--data-file={combined}", *map(str, parts))
+    session.run("coverage", "html", f"--data-file={combined}", "--directory", str(data / "html"), "--quiet")
+    total = session.run(
+        "coverage", "report", f"--data-file={combined}", "--format=total", silent=True, success_codes=[0, 2]
+    )
+    figure = str(total).strip().splitlines()[-1]
+    sessions = ", ".join(sorted({p.name.split(".")[2] for p in parts}))
+    COVERAGE_TOTAL.write_text(
+        f"coverage: {figure}% of branches and lines ({sessions}; {data.relative_to(ROOT)}/html)\n"
+    )
+    session.run("coverage", "report", f"--data-file={combined}", "--skip-covered", "--sort=cover")
+
+
+@nox.session(python=PYTHON)
 def report(session: nox.Session) -> None:
     """Merge this run's reports (every session's and worker's) into reports/<run>/merged/, else the newest run's."""
     sync(session)
-    ours = run.cache_info().currsize > 0 or explicit_run_id() is not None  # sessions of this run wrote
+    ours = run.cache_info().currsize > 0 or common.explicit_run_id() is not None  # sessions of this run wrote
     run_dir = REPORTS / run() if ours else None
     where = [str(run_dir)] if run_dir is not None and run_dir.is_dir() else ["--latest", str(REPORTS)]
     session.run("evaljig-report", "merge", *where)
@@ -181,6 +232,7 @@ def lighteval(session: nox.Session) -> None:
     keeps the cases that import lighteval in-process on one worker.
     """
     bin_dir = stack.ensure(session, TEST_REQUIREMENTS)
+    cov_args, cov_env = measured(session)
     preload = (
         []
         if os.environ.get("EVALJIG_LIGHTEVAL_PRELOAD") == "0"
@@ -188,8 +240,8 @@ def lighteval(session: nox.Session) -> None:
     )
     session.run(
         *preload, str(bin_dir / "pytest"), "packages/config-service/tests/lighteval", "-m", "lighteval",
-        "-n", workers(), "--dist", "loadfile", "-p", "no:cacheprovider", *LOOPBACK_ONLY, *session.posargs,
-        env=stack.stack_env(bin_dir, {**report_env(session), "EVALJIG_REQUIRE_LIGHTEVAL": "1"}),
+        "-n", workers(), "--dist", "loadfile", "-p", "no:cacheprovider", *LOOPBACK_ONLY, *cov_args, *session.posargs,
+        env=stack.stack_env(bin_dir, {**report_env(session), **cov_env, "EVALJIG_REQUIRE_LIGHTEVAL": "1"}),
         success_codes=PYTEST_OK, external=True,
     )  # fmt: skip
 
@@ -200,5 +252,5 @@ def regen(session: nox.Session) -> None:
     bin_dir = stack.ensure(session, TEST_REQUIREMENTS)
     session.run(
         str(bin_dir / "evaljig-fixtures"), "regen", *session.posargs,
-        env=stack.stack_env(bin_dir, OFFLINE_ENV), external=True,
+        env=stack.stack_env(bin_dir, common.OFFLINE_ENV), external=True,
     )  # fmt: skip

@@ -47,8 +47,6 @@ PACKAGES = (
 #: Bytecode at install time, as pip does: with PYTHONDONTWRITEBYTECODE set (as on these machines)
 #: every lighteval process would otherwise recompile torch, transformers and lighteval on import.
 INSTALL_FLAGS = ("--compile-bytecode",)
-#: Session folders of ``lighteval`` and ``regen``, which once ran without a venv (see drop_stale_session_dirs).
-STACK_SESSIONS = ("lighteval", "regen")
 #: Run in the new stack before it is kept: prepares lighteval for offline runs (its empty
 #: tinyBenchmarks.pkl) and imports every module a LEV run reaches; a failure discards the stack.
 SELF_CHECK = ("lighteval", "check")
@@ -181,14 +179,6 @@ def _name(requirement: str) -> str:
     """PEP 503 normalised project name of a ``name==version ; marker`` line."""
     name = requirement.split("==")[0].split(";")[0].split("[")[0].strip().lower()
     return name.replace("_", "-").replace(".", "-")
-
-
-def drop_stale_session_dirs(nox_dir: Path) -> None:
-    """Remove ``lighteval`` and ``regen`` session folders without a python: nox would reuse them and fail."""
-    for name in STACK_SESSIONS:
-        folder = nox_dir / name
-        if folder.is_dir() and not (folder / "bin" / "python").exists():
-            shutil.rmtree(folder)
 
 
 def stack_env(bin_dir: Path, env: Mapping[str, str], outer: Mapping[str, str] = os.environ) -> dict[str, str]:

@@ -38,6 +38,7 @@ def summary(
     nox_dir: Path,
     title: str,
     browser_status_file: Path = ROOT / ".tools" / "browser-status.txt",
+    coverage_file: Path = ROOT / "reports" / "coverage-total.txt",
 ) -> list[str]:
     # a parametrized session is named "tests" and signed "tests-3.11"
     sessions = [{**s, "name": (s.get("signatures") or [s["name"]])[0]} for s in report.get("sessions", [])]
@@ -64,12 +65,14 @@ def summary(
     if any(s["name"].startswith("tests-") for s in sessions):
         line = f"  tests passed on Python {', '.join(passed) if passed else 'none'}"
         lines.append(line + (f"; failed on {', '.join(failed)}" if failed else ""))
-        lines += [f"  {status}" for status in browser_status(browser_status_file)]
+        lines += [f"  {status}" for status in first_line(browser_status_file)]
+    if any(s["name"] == "coverage" and s["result"] == "success" for s in sessions):
+        lines += [f"  {total}" for total in first_line(coverage_file)]
     return lines
 
 
-def browser_status(path: Path) -> list[str]:
-    """The line ``ci/browser.py ensure`` left (which browser, or why the browser tests skip), if any."""
+def first_line(path: Path) -> list[str]:
+    """The status line a step left (``ci/browser.py``'s browser, ``nox -s coverage``'s total), if any."""
     try:
         return [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()][:1]
     except OSError:

@@ -40,5 +40,10 @@ def test_the_make_ci_summary_prints_the_browser_status(tmp_path: Path) -> None:
     report = {"sessions": [{"name": "tests", "signatures": ["tests-3.11"], "result": "success", "duration": 3}]}
     lines = nox_summary.summary(json.loads(json.dumps(report)), tmp_path, "make ci", status)
     assert lines[-1] == f"  browser: SKIPPED report.html browser tests: {browser.SKIP_REASON}"
+    coverage = tmp_path / "coverage-total.txt"
+    coverage.write_text("coverage: 88.5% of branches and lines (lighteval, tests-3.11; reports/r/coverage/html)\n")
+    with_coverage = {"sessions": [*report["sessions"], {"name": "coverage", "result": "success", "duration": 2}]}
+    lines = nox_summary.summary(with_coverage, tmp_path, "make ci", status, coverage)
+    assert lines[-1] == "  coverage: 88.5% of branches and lines (lighteval, tests-3.11; reports/r/coverage/html)"
     lint_only = {"sessions": [{"name": "lint", "result": "success", "duration": 1}]}
     assert not any("browser" in line for line in nox_summary.summary(lint_only, tmp_path, "make lint", status))

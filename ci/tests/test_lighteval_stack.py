@@ -260,16 +260,6 @@ def test_stack_env_puts_the_stack_first_on_path(tmp_path: Path) -> None:
     }
 
 
-def test_stale_stack_session_folders_without_a_python_are_dropped(tmp_path: Path) -> None:
-    (tmp_path / "lighteval" / "tmp").mkdir(parents=True)  # from when the session ran without a venv
-    (tmp_path / "regen" / "bin").mkdir(parents=True)
-    (tmp_path / "regen" / "bin" / "python").write_text("")
-    (tmp_path / "tests-3-11").mkdir()
-    stack.drop_stale_session_dirs(tmp_path)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["regen", "tests-3-11"]
-    stack.drop_stale_session_dirs(tmp_path / "missing")  # no .nox yet: nothing to do
-
-
 def test_the_test_group_is_the_one_list_of_test_requirements() -> None:
     """dev includes the ``test`` group (what the wheels session and the stack install) instead of repeating it."""
     groups = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["dependency-groups"]
