@@ -7,9 +7,9 @@ from typing import Any
 
 import orjson
 
-from evaljig_gateway import _completions, _content, _validation
+from evaljig_gateway import _completions, _content, _responses, _validation
 from evaljig_gateway._behaviours import BEHAVIOUR_TABLE
-from evaljig_gateway._errors import GatewayError, invalid, missing
+from evaljig_gateway._errors import invalid, missing
 from evaljig_gateway._limits import Limits, check_product
 from evaljig_gateway._replies import Reply, assembled_json, json_reply, sse_reply_work
 from evaljig_gateway._work import Work
@@ -261,66 +261,5 @@ def behaviours() -> Reply:
 
 
 def responses(req: Request) -> Work[Reply]:
-    body = req.body
-    raw_input = body.get("input")
-    if raw_input is None:
-        raise missing("input")
-    prompt = _responses_prompt(raw_input)
-    if _validation.optional_bool(body, "stream"):
-        raise GatewayError(400, "Streaming is not supported on /v1/responses by this gateway.", param="stream")
-    instructions = body.get("instructions")
-    if instructions is not None and not isinstance(instructions, str):
-        raise invalid("instructions", "must be a string")
-    max_tokens = _validation.optional_int(body, "max_output_tokens", 1, 1_000_000)
-    _validation.sampling(body)
-    full_prompt = f"{instructions}\n{prompt}" if instructions else prompt
-    text, finish = _content.truncate(_answer(req.answers.lookup(full_prompt), full_prompt, 0), max_tokens, [])
-    digest = req.digest
-    input_tokens = yield from _content.count_tokens_work(full_prompt)
-    output_tokens = _content.count_tokens(text)
-    return json_reply(
-        {
-            "id": f"resp_{digest[:32]}",
-            "object": "response",
-            "created_at": _content.created_from(digest),
-            "status": "completed" if finish == "stop" else "incomplete",
-            "incomplete_details": None if finish == "stop" else {"reason": "max_output_tokens"},
-            "error": None,
-            "model": req.model,
-            "instructions": instructions,
-            "output": [
-                {
-                    "type": "message",
-                    "id": f"msg_{digest[32:64]}",
-                    "status": "completed",
-                    "role": "assistant",
-                    "content": [{"type": "output_text", "text": text, "annotations": []}],
-                }
-            ],
-            "parallel_tool_calls": True,
-            "tool_choice": "auto",
-            "tools": [],
-            "usage": {
-                "input_tokens": input_tokens,
-                "input_tokens_details": {"cached_tokens": 0},
-                "output_tokens": output_tokens,
-                "output_tokens_details": {"reasoning_tokens": 0},
-                "total_tokens": input_tokens + output_tokens,
-            },
-        }
-    )
-
-
-def _responses_prompt(raw: Any) -> str:
-    if isinstance(raw, str):
-        if not raw:
-            raise invalid("input", "must not be empty")
-        return raw
-    if isinstance(raw, list) and raw:
-        parts = []
-        for i, item in enumerate(raw):
-            if not isinstance(item, dict) or "content" not in item:
-                raise invalid(f"input[{i}]", "must be a message object with 'role' and 'content'")
-            parts.append(_content.message_text(item["content"]))
-        return "\n".join(parts)
-    raise invalid("input", "must be a string or a non-empty array of input messages")
+    """The Responses API with tools, ``text.format`` and streaming: see ``_responses``."""
+    return _responses.responses(req)
