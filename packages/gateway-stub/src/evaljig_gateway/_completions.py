@@ -104,6 +104,7 @@ def completions(req: Request) -> Work[Reply]:
 
     key = req.answers.items() if top is not None and len(req.answers) else []
     choices: list[dict[str, Any]] = []
+    cache: dict[tuple[str, str], float] = {}  # plain-model values, shared by prompts with a common context
     prompt_tokens = completion_tokens = 0
     for p_index, prompt in enumerate(prompts):
         if prompt.tokens < 0:
@@ -122,9 +123,11 @@ def completions(req: Request) -> Work[Reply]:
                 full = prompt.text + text
                 if echo and echoed is None:
                     pieces = prompt.pieces if prompt.tokens >= 0 else _logprobs.text_pieces(prompt.text)
-                    echoed = yield from _logprobs.score_pieces_work(full, pieces, 0, top, keyed)
+                    echoed = yield from _logprobs.score_pieces_work(full, pieces, 0, top, keyed, cache)
                 start = len(prompt.text)
-                scored = yield from _logprobs.score_pieces_work(full, _logprobs.text_pieces(text), start, top, keyed)
+                scored = yield from _logprobs.score_pieces_work(
+                    full, _logprobs.text_pieces(text), start, top, keyed, cache
+                )
                 logprobs = _joined(echoed, scored) if echo and echoed is not None else scored.as_dict()
             full_text = prompt.text + text if echo else text
             choices.append({"text": full_text, "index": p_index * n + k, "logprobs": logprobs, "finish_reason": finish})

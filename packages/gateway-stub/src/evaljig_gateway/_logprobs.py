@@ -18,8 +18,8 @@ as OpenAI answers for an echoed prompt.
 from __future__ import annotations
 
 import bisect
-import hashlib
 import re
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -43,8 +43,8 @@ def text_pieces(text: str) -> list[str]:
 
 
 def _unit(seed: str) -> float:
-    """A stable float in [0, 1) from a string."""
-    return int.from_bytes(hashlib.blake2b(seed.encode(), digest_size=8).digest(), "big") / 2**64
+    """A stable float in [0, 1) from a string (CRC-32: a scoring request hashes every token it echoes)."""
+    return zlib.crc32(seed.encode()) / 2**32
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +69,8 @@ class KeyedText:
         found.sort()
         self._ends = [end for end, _, _ in found]
         self._answers = [answer for _, _, answer in found]
+        self.first_end = self._ends[0] if found else len(text) + 1
+        """Where the first question ends: tokens before it are scored by the plain model."""
 
     def __bool__(self) -> bool:
         return bool(self._ends)
@@ -80,14 +82,16 @@ class KeyedText:
 
 
 def _consumed(region: str, answer: str) -> str:
-    """How much of ``answer`` the text after its question already says (its longest matching suffix)."""
-    limit = min(len(region), len(answer) + 8)
-    for size in range(limit, 0, -1):
-        start = len(region) - size
-        said = region[start:].lstrip()
-        boundary = start == 0 or region[start].isspace() or not region[start - 1].isalnum()
-        if said and boundary and answer.startswith(said):
+    """How much of ``answer`` the text after its question already says: its longest suffix that starts a word
+    (or the region) and begins the answer. Only places holding the answer's first character are tried."""
+    first = answer[0]
+    start = region.find(first, max(0, len(region) - len(answer)))
+    while start >= 0:
+        said = region[start:]
+        boundary = start == 0 or region[start - 1].isspace() or not region[start - 1].isalnum()
+        if boundary and answer.startswith(said):
             return said
+        start = region.find(first, start + 1)
     return ""
 
 
@@ -122,13 +126,16 @@ def _keyed(token: str, region: str, answer: str, window: str) -> tuple[float, st
     return _value(window, token, 6, 2), _expected_piece(window, answer, consumed)
 
 
-def score(text: str, at: int, token: str, keyed: KeyedText | None) -> tuple[float, str | None]:
+def score(
+    text: str, at: int, token: str, keyed: KeyedText | None, window: str | None = None
+) -> tuple[float, str | None]:
     """The log-probability of ``token`` after ``text[:at]``, and the more likely piece if there is one.
 
-    Only the last ``WINDOW`` characters (and, after a keyed question, the text since it) are read,
-    so scoring a long prompt costs linear time.
+    Only the last ``WINDOW`` characters (``window``, when the caller has cut them already) and,
+    after a keyed question, the text since it are read, so scoring a long prompt costs linear time.
     """
-    window = text[max(0, at - WINDOW) : at]
+    if window is None:
+        window = text[max(0, at - WINDOW) : at]
     if keyed:
         question = keyed.question_before(at)
         if question is not None:
@@ -171,26 +178,42 @@ class Scored:
 
 
 def score_pieces_work(
-    text: str, pieces: list[str], start: int, top: int, keyed: KeyedText | None, offset_base: int = 0
+    text: str,
+    pieces: list[str],
+    start: int,
+    top: int,
+    keyed: KeyedText | None,
+    cache: dict[tuple[str, str], float] | None = None,
 ) -> Work[Scored]:
     """Score ``pieces``, which are ``text[start:]`` cut into tokens; the context of each is ``text`` before it.
 
-    ``text_offset`` is each token's position in ``text`` minus ``offset_base``. The token at
-    position 0 of ``text`` has no context: null log-probability and alternatives.
+    ``text_offset`` is each token's position in ``text``. The token at position 0 of ``text``
+    has no context: null log-probability and alternatives. ``cache`` keeps plain-model values
+    by (window, token) across calls: the choices of a multiple-choice request share their context.
     """
+    plain_until = keyed.first_end if keyed else len(text) + 1
+    cache = {} if cache is None else cache
     out = Scored([], [], [], [])
     at = start
     count = max(top, 1)
     for i, piece in enumerate(pieces):
         out.tokens.append(piece)
-        out.text_offset.append(at - offset_base)
+        out.text_offset.append(at)
         if at == 0:
             out.token_logprobs.append(None)
             out.top_logprobs.append(None)
         else:
-            logprob, better = score(text, at, piece, keyed)
+            window = text[max(0, at - WINDOW) : at]
+            if at < plain_until:  # no question before it: the plain model, the same as ``score`` gives
+                better = None
+                logprob = cache.get((window, piece)) or cache.setdefault(
+                    (window, piece), _value(window, piece, 0.001, 2.5)
+                )
+            else:
+                logprob, better = score(text, at, piece, keyed, window)
             out.token_logprobs.append(logprob)
-            out.top_logprobs.append(_top(piece, logprob, better, text[max(0, at - WINDOW) : at], count))
+            simple = better is None and count == 1  # the common scoring request (logprobs: 1): no alternatives to draw
+            out.top_logprobs.append({piece: logprob} if simple else _top(piece, logprob, better, window, count))
         at += len(piece)
         if i % TOKEN_STEP == TOKEN_STEP - 1:
             yield

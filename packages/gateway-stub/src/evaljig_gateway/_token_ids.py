@@ -62,6 +62,10 @@ def decode_pieces(ids: list[int]) -> list[str]:
     """One text piece per id; they join to the decoded text (invalid UTF-8 becomes U+FFFD)."""
     vocabulary = _vocabulary()
     chunks = [_id_bytes(token, vocabulary) for token in ids]
+    try:  # the common case: every id is whole UTF-8 on its own
+        return [chunk.decode("utf-8") for chunk in chunks]
+    except UnicodeDecodeError:
+        pass
     owner: list[int] = []  # for each byte of the joined text, the index of the id it came from
     for index, chunk in enumerate(chunks):
         owner.extend([index] * len(chunk))
