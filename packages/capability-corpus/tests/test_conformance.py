@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import copy
 import json
+import re
 import struct
 from collections.abc import Callable
 from typing import Any
@@ -18,8 +19,11 @@ from evaljig_corpus import (
     ConformanceError,
     assert_chat_conformance,
     assert_embed_conformance,
+    assert_loglikelihood_conformance,
     assert_logprobs_conformance,
     assert_models_conformance,
+    assert_responses_stream_conformance,
+    assert_responses_tools_conformance,
     assert_stream_conformance,
     assert_tools_conformance,
     configured_client,
@@ -475,3 +479,111 @@ def test_an_unexpected_exception_fails_its_fixture_not_the_run() -> None:
     assert [(o.passed, o.detail) for o in outcomes] == [
         (False, "chat: unexpected RuntimeError: transport bug near ***")
     ] * 2
+
+
+# --------------------------------------------------------------------------- loglikelihood and Responses
+
+LL_PAYLOAD = load_capability_fixture("loglikelihood", "valid_baseline").kwargs()
+
+
+def ll_answer(tokens: list[str], token_logprobs: list[Any], offsets: list[int] | None = None) -> dict[str, Any]:
+    text = "".join(tokens)
+    top = [None if lp is None else {t: lp} for t, lp in zip(tokens, token_logprobs, strict=True)]
+    offsets = offsets if offsets is not None else [len("".join(tokens[:k])) for k in range(len(tokens))]
+    logprobs = {"tokens": tokens, "token_logprobs": token_logprobs, "top_logprobs": top, "text_offset": offsets}
+    return {
+        "id": "cmpl-1",
+        "object": "text_completion",
+        "created": 1,
+        "model": "m",
+        "choices": [{"index": 0, "text": text, "logprobs": logprobs, "finish_reason": "length"}],
+        "usage": {"prompt_tokens": len(tokens), "completion_tokens": 0, "total_tokens": len(tokens)},
+    }
+
+
+def test_a_conforming_loglikelihood_answer_passes() -> None:
+    answer = ll_answer(["The", " capital"], [None, -1.5])
+    assert assert_loglikelihood_conformance(fake(answer), model="m", prompt=[[464, 3139]])["id"] == "cmpl-1"
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (ll_answer(["The", " capital"], [-0.1, -1.5]), "token_logprobs[0]: must be null"),
+        (ll_answer(["The", "capital"], [None, -1.5]), "must echo one token per prompt token id"),
+        (ll_answer(["The", " capital"], [None, 0.5]), "token_logprobs[1]: must be <= 0.0"),
+        (ll_answer(["The", " capital"], [None, -1.5], [0, 4]), "text_offset: must be where each token starts"),
+        (
+            changed(
+                ll_answer(["The", " capital"], [None, -1.5]), lambda b: b["choices"][0].update(text="The capital.")
+            ),
+            "logprobs.tokens: must join (whitespace included) to the choice text",
+        ),
+    ],
+)
+def test_loglikelihood_answers_that_cannot_be_scored_fail(answer: dict[str, Any], message: str) -> None:
+    prompt = [[464, 3139]] if "one token per" not in message else [[464, 3139, 286]]
+    with pytest.raises(ConformanceError, match=re.escape(message)):
+        assert_loglikelihood_conformance(fake(answer), model="m", prompt=prompt)
+
+
+RESPONSE = {
+    "id": "resp_1",
+    "object": "response",
+    "status": "completed",
+    "output": [
+        {
+            "type": "message",
+            "id": "msg_1",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "Hi there"}],
+        }
+    ],
+    "usage": {"input_tokens": 2, "output_tokens": 2, "total_tokens": 4},
+}
+
+
+def response_events(deltas: list[str], final: dict[str, Any] = RESPONSE) -> list[dict[str, Any]]:
+    item = final["output"][0]
+    kinds: list[tuple[str, dict[str, Any]]] = [
+        ("response.created", {"response": {**final, "status": "in_progress", "output": []}}),
+        ("response.output_item.added", {"output_index": 0, "item": {**item, "content": []}}),
+        *[("response.output_text.delta", {"output_index": 0, "delta": d}) for d in deltas],
+        ("response.output_item.done", {"output_index": 0, "item": item}),
+        ("response.completed", {"response": final}),
+    ]
+    return [{"type": kind, "sequence_number": n, **fields} for n, (kind, fields) in enumerate(kinds)]
+
+
+def test_a_conforming_response_stream_passes() -> None:
+    events = response_events(["Hi", " there"])
+    client = fake(sse(*events), content_type="text/event-stream")
+    assert assert_responses_stream_conformance(client, model="m", input="hi") == events
+
+
+@pytest.mark.parametrize(
+    ("events", "message"),
+    [
+        (response_events(["Hi", " here"]), "must be the joined output_text deltas"),
+        (response_events(["Hi", " there"])[1:], "events[0].type: must be 'response.created'"),
+        (response_events(["Hi", " there"])[:-1], "events[4].type: must be one of"),
+        ([{**e, "sequence_number": 0} for e in response_events(["Hi"])], "sequence_number: must be increasing"),
+    ],
+)
+def test_response_streams_that_do_not_rebuild_the_answer_fail(events: list[dict[str, Any]], message: str) -> None:
+    with pytest.raises(ConformanceError, match=re.escape(message)):
+        assert_responses_stream_conformance(fake(sse(*events), content_type="text/event-stream"), model="m", input="hi")
+
+
+def test_a_response_without_a_function_call_fails_the_tools_check() -> None:
+    tools = load_capability_fixture("responses_tools", "valid_baseline").kwargs()["tools"]
+    with pytest.raises(ConformanceError, match=r"response\.output: must hold a function_call item"):
+        assert_responses_tools_conformance(fake(RESPONSE), model="m", input="hi", tools=tools)
+    call = {
+        "type": "function_call",
+        "call_id": "c1",
+        "name": "get_weather",
+        "arguments": '{"city": 3, "unit": "celsius"}',
+    }
+    with pytest.raises(ConformanceError, match=r"arguments\.city must be of type string"):
+        assert_responses_tools_conformance(fake({**RESPONSE, "output": [call]}), model="m", input="hi", tools=tools)

@@ -33,7 +33,18 @@ INSTALLED_PREFIX = os.environ.get("EVALJIG_CORPUS_INSTALLED_PREFIX")
 
 
 def test_capabilities_in_corpus_order() -> None:
-    assert CAPABILITIES == ("chat", "completion", "stream", "embed", "tools", "logprobs", "models")
+    assert CAPABILITIES == (
+        "chat",
+        "completion",
+        "stream",
+        "embed",
+        "tools",
+        "logprobs",
+        "models",
+        "loglikelihood",
+        "responses_tools",
+        "responses_stream",
+    )
     assert tuple(CAPABILITY_FIXTURE_NAMES) == CAPABILITIES
     assert tuple(FIXTURE_NAMES) == CAPABILITIES
 
@@ -142,7 +153,8 @@ def test_a_folder_without_capabilities_is_not_a_corpus(tmp_path: Path) -> None:
     with pytest.raises(FixtureError) as caught:
         validate_corpus(tmp_path)
     assert caught.value.problems == (
-        "no capability folder (one or more of: chat, completion, stream, embed, tools, logprobs, models)",
+        "no capability folder (one or more of: chat, completion, stream, embed, tools, logprobs, models, "
+        "loglikelihood, responses_tools, responses_stream)",
     )
     with pytest.raises(FixtureError, match="the corpus folder is missing"):
         validate_corpus(tmp_path / "nope")

@@ -17,13 +17,16 @@ from .conftest import Edit
 ONLY_FIXTURE_FILES = "only valid_baseline.json and invalid_<reason>.json files belong in a capability folder"
 
 
+KNOWN = "chat, completion, stream, embed, tools, logprobs, models, loglikelihood, responses_tools, responses_stream"
+
+
 def problems(root: Path) -> list[str]:
     return corpus_problems(root)[1]
 
 
 def test_a_clean_copy_has_no_problems(corpus_copy: Path) -> None:
     assert problems(corpus_copy) == []
-    assert len(validate_corpus_at(corpus_copy)) == 27
+    assert len(validate_corpus_at(corpus_copy)) == 36
 
 
 def _set(key: str, value: Any) -> Any:
@@ -166,8 +169,8 @@ def test_stray_files_folders_and_a_missing_charter(corpus_copy: Path) -> None:
     (corpus_copy / "logprobs").rename(corpus_copy / "logprob")
     assert problems(corpus_copy) == [
         "README.md: the contributor charter is missing",
-        "logprob: not a capability folder (known: chat, completion, stream, embed, tools, logprobs, models)",
-        "vision: not a capability folder (known: chat, completion, stream, embed, tools, logprobs, models)",
+        f"logprob: not a capability folder (known: {KNOWN})",
+        f"vision: not a capability folder (known: {KNOWN})",
         f"chat/Valid Baseline.json: {ONLY_FIXTURE_FILES}",
         f"chat/notes.txt: {ONLY_FIXTURE_FILES}",
         "logprobs/: the capability folder is missing",

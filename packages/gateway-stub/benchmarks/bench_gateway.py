@@ -8,6 +8,11 @@ held open; it prints the p99 of the normal requests against the quiet p99. Print
 and their ratio to the targets; asserts nothing about time.
 
     python packages/gateway-stub/benchmarks/bench_gateway.py [--seconds 10] [--connections 32]
+        [--request chat|structured|loglikelihood] [--no-abuse]
+
+``--request structured`` sends a Responses request with a JSON-schema ``text.format``;
+``--request loglikelihood`` sends lm_eval's scoring request for a 4-choice question (four
+GPT-2 token-id prompts, echo, ``max_tokens: 1``, ``logprobs: 1``) to a gateway with an answer key.
 """
 
 from __future__ import annotations
@@ -19,13 +24,57 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
+from pathlib import Path
 
 TARGET_RPS = 8_000
 TARGET_P99_MS = 15.0
 TARGET_ABUSE_RATIO = 2.0
 BODY = json.dumps({"model": "gpt-stub", "messages": [{"role": "user", "content": "What is the capital of France?"}]})
+_CITY = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "population": {"type": "integer"},
+        "capital": {"type": "boolean"},
+        "districts": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["name", "population", "capital", "districts"],
+    "additionalProperties": False,
+}
+#: "Question: What is the capital of France?\nAnswer:" in GPT-2 ids, then each choice's ids.
+_CONTEXT = [24361, 25, 1867, 318, 262, 3139, 286, 4881, 30, 198, 33706, 25]
+_CHOICES = ([6342], [35193], [45996, 8270], [18460])  # " Paris", " Lyon", " Marseille", " Nice"
+REQUESTS = {
+    "chat": ("/v1/chat/completions", BODY),
+    "structured": (
+        "/v1/responses",
+        json.dumps(
+            {
+                "model": "gpt-stub",
+                "input": "Describe Paris.",
+                "text": {"format": {"type": "json_schema", "name": "city", "schema": _CITY, "strict": True}},
+            }
+        ),
+    ),
+    "loglikelihood": (
+        "/v1/completions",
+        json.dumps(
+            {
+                "model": "gpt-stub",
+                "prompt": [_CONTEXT + choice for choice in _CHOICES],
+                "temperature": 0,
+                "max_tokens": 1,
+                "logprobs": 1,
+                "seed": 1234,
+                "echo": True,
+            }
+        ),
+    ),
+}
+ANSWERS = {"What is the capital of France?": "Paris"}
 
 
 def _pin(cpu: int) -> None:
@@ -78,11 +127,12 @@ class _Conn(asyncio.Protocol):
             self.done.set_result(None)
 
 
-async def _load(port: int, seconds: float, connections: int) -> tuple[list[int], int, float]:
+async def _load(port: int, seconds: float, connections: int, kind: str = "chat") -> tuple[list[int], int, float]:
     loop = asyncio.get_running_loop()
+    path, body = REQUESTS[kind]
     request = (
-        f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(BODY)}\r\n\r\n{BODY}"
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n{body}"
     ).encode()
     latencies: list[int] = []
     begin = time.perf_counter()
@@ -179,13 +229,19 @@ def main() -> int:
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--warmup", type=float, default=1.0)
     parser.add_argument("--stalled", type=int, default=16, help="stalled and half-sent requests held by the abuser")
+    parser.add_argument("--request", choices=sorted(REQUESTS), default="chat", help="what each request asks")
+    parser.add_argument("--no-abuse", action="store_true", help="skip the phase under abuse")
     parser.add_argument("--abuser", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.abuser:
         return _abuser_main(args.abuser, args.seconds, args.stalled)
 
+    answers = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)  # noqa: SIM115 - removed below
+    with answers:
+        json.dump(ANSWERS, answers)
     server = subprocess.Popen(
-        [sys.executable, "-m", "evaljig_gateway", "serve", "--port", "0", "--journal-capacity", "10000"],
+        [sys.executable, "-m", "evaljig_gateway", "serve", "--port", "0", "--journal-capacity", "10000"]
+        + (["--answers", answers.name] if args.request == "loglikelihood" else []),
         stdout=subprocess.PIPE,
         text=True,
         preexec_fn=lambda: _pin(0),
@@ -205,13 +261,17 @@ def main() -> int:
         except ImportError:  # pragma: no cover
             runner = asyncio.run
         print(
-            f"gateway bench: {args.connections} keep-alive connections, {args.seconds:.0f} s, server pinned to 1 core"
+            f"gateway bench ({args.request}): {args.connections} keep-alive connections, {args.seconds:.0f} s, "
+            "server pinned to 1 core"
         )
-        runner(_load(port, args.warmup, args.connections))
+        runner(_load(port, args.warmup, args.connections, args.request))
         cpu_before, server_before = time.process_time(), _cpu_seconds(server.pid)
-        latencies, errors, elapsed = runner(_load(port, args.seconds, args.connections))
+        latencies, errors, elapsed = runner(_load(port, args.seconds, args.connections, args.request))
         client_cpu = (time.process_time() - cpu_before) / elapsed
         server_cpu = (_cpu_seconds(server.pid) - server_before) / elapsed
+        if args.no_abuse:
+            _report(latencies, errors, elapsed, client_cpu, server_cpu)
+            return 0
         abuser = subprocess.Popen(
             [sys.executable, __file__, "--abuser", str(port), "--seconds", str(args.seconds + 1),
              "--stalled", str(args.stalled)],
@@ -228,18 +288,9 @@ def main() -> int:
     finally:
         server.terminate()
         server.wait(timeout=10)
+        Path(answers.name).unlink()
 
-    latencies.sort()
-    rps = len(latencies) / elapsed
-    q = statistics.quantiles(latencies, n=1000)
-    p50, p99, p999 = q[499] / 1e6, q[989] / 1e6, q[998] / 1e6
-    print(f"  requests      {len(latencies):>10,}   errors {errors}")
-    print(f"  throughput    {rps:>10,.0f} req/s   (target >= {TARGET_RPS:,}: {rps / TARGET_RPS:.2f}x)")
-    print(f"  latency p50   {p50:>10.2f} ms")
-    print(f"  latency p99   {p99:>10.2f} ms   (target <= {TARGET_P99_MS} ms: {TARGET_P99_MS / p99:.2f}x headroom)")
-    print(f"  latency p99.9 {p999:>10.2f} ms")
-    print(f"  load generator used {client_cpu:.0%} of its core (near 100% means the client limits the figure)")
-    print(f"  server got {server_cpu:.0%} of its core (well under 100%: other processes share it)")
+    _report(latencies, errors, elapsed, client_cpu, server_cpu)
     quiet, loud = _p99_ms(latencies), _p99_ms(abused)
     print(f"under abuse: the same load while another client sends heavy and stalled requests ({args.seconds:.0f} s)")
     print(f"  requests      {len(abused):>10,}   errors {abused_errors}   ({len(abused) / abused_elapsed:,.0f} req/s)")
@@ -254,6 +305,21 @@ def main() -> int:
     print(f"  server got {abused_server_cpu:.0%} of its core")
     print("  on a shared machine the ratio moves with other load: run it more than once")
     return 0
+
+
+def _report(latencies: list[int], errors: int, elapsed: float, client_cpu: float, server_cpu: float) -> None:
+    """The quiet phase's figures."""
+    latencies.sort()
+    rps = len(latencies) / elapsed
+    q = statistics.quantiles(latencies, n=1000)
+    p50, p99, p999 = q[499] / 1e6, q[989] / 1e6, q[998] / 1e6
+    print(f"  requests      {len(latencies):>10,}   errors {errors}")
+    print(f"  throughput    {rps:>10,.0f} req/s   (target >= {TARGET_RPS:,}: {rps / TARGET_RPS:.2f}x)")
+    print(f"  latency p50   {p50:>10.2f} ms")
+    print(f"  latency p99   {p99:>10.2f} ms   (target <= {TARGET_P99_MS} ms: {TARGET_P99_MS / p99:.2f}x headroom)")
+    print(f"  latency p99.9 {p999:>10.2f} ms")
+    print(f"  load generator used {client_cpu:.0%} of its core (near 100% means the client limits the figure)")
+    print(f"  server got {server_cpu:.0%} of its core (well under 100%: other processes share it)")
 
 
 if __name__ == "__main__":

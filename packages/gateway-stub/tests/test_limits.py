@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from evaljig_gateway import Gateway, Limits, _content
+from evaljig_gateway import Gateway, Limits, _content, _logprobs
 from evaljig_gateway._work import drain
 
 from .conftest import CHAT
@@ -110,11 +110,13 @@ def test_stepwise_work_gives_the_same_results(seed: int) -> None:
     steps = sum(1 for _ in _content.count_tokens_work(text))
     assert steps >= len(spaced) // (2 * _content.TEXT_STEP)  # it really yields on long text
     short = text[:3000]
-    matches = list(_content.TOKEN.finditer(short))
-    logprobs = _content.completion_logprobs(short, 2, offset=5)
-    assert logprobs["tokens"] == [m.group() for m in matches]
-    assert logprobs["text_offset"] == [5 + m.start() for m in matches]
-    assert logprobs["token_logprobs"] == [_content.token_logprob(m.group(), i) for i, m in enumerate(matches)]
+    pieces = _logprobs.text_pieces(short)
+    scored = drain(_logprobs.score_pieces_work(short, pieces, 0, 2, None))
+    assert scored.tokens == pieces
+    assert "".join(scored.tokens) == short
+    assert scored.token_logprobs[1:] == [
+        _logprobs.score(short, at, piece, None)[0] for at, piece in zip(scored.text_offset[1:], pieces[1:], strict=True)
+    ]
 
 
 def _status(base: str) -> dict[str, Any]:

@@ -70,7 +70,7 @@ def test_rate_limit_headers(gateway: Gateway) -> None:
     assert headers["retry-after"] == "1"
     assert headers["retry-after-ms"] == "1"
     assert headers["x-ratelimit-remaining-requests"] == "0"
-    assert caught.value.body["type"] == "rate_limit_error"  # type: ignore[index]
+    assert caught.value.body["type"] == "requests"  # type: ignore[index]
 
 
 def test_bad_request_model(client: openai.OpenAI) -> None:

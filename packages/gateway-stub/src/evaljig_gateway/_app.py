@@ -34,6 +34,8 @@ DEFAULT_RETRY_AFTER_MS = 1
 
 #: The gateway's own endpoints; they are not journaled.
 CONTROL_PREFIX = "/_gateway/"
+#: OpenAI's endpoints: every answer under it carries an ``x-request-id``.
+API_PREFIX = "/v1/"
 
 _log = logging.getLogger(__name__)
 
@@ -75,6 +77,7 @@ class GatewayApp:
         self.retry_after_ms = retry_after_ms
         self.in_flight = 0
         """Model requests being answered right now (read by ``GET /_gateway/status``)."""
+        self._id_epoch, self._id_count = 0, 0
         self.reopen()
 
     def reopen(self) -> None:
@@ -107,6 +110,7 @@ class GatewayApp:
         attempt = 0
         raw = b""
         epoch = self.journal.epoch
+        request_id = self._request_id(epoch) if path.startswith(API_PREFIX) else None
         handler = _MODEL_ROUTES.get(path)
         self.in_flight += handler is not None
         try:
@@ -137,9 +141,22 @@ class GatewayApp:
             reply = _error_reply(_internal_error(exc))
         finally:
             self.in_flight -= handler is not None
+        if request_id is not None:
+            reply.headers.append((b"x-request-id", request_id))
         await _send(send, reply)
         if not path.startswith(CONTROL_PREFIX):
             self.journal.record(method, path, model, reply.status, attempt, raw, epoch)
+
+    def _request_id(self, epoch: int) -> bytes:
+        """``req_`` + 32 hex digits counting API requests (by arrival) since the journal's last reset.
+
+        Real servers send a random id; this one is deterministic, so the same test sends back
+        the same bytes on every run, yet each request of a test has its own id.
+        """
+        if epoch != self._id_epoch:
+            self._id_epoch, self._id_count = epoch, 0
+        self._id_count += 1
+        return f"req_{self._id_count:032x}".encode()
 
     async def _drive(self, work: Work[Reply], receive: Receive) -> Reply:
         """Run ``work`` a slice at a time, so one request never stalls the rest.
@@ -239,7 +256,10 @@ class GatewayApp:
                 (b"x-ratelimit-remaining-tokens", b"0"),
                 (b"x-ratelimit-reset-tokens", f"{ms}ms".encode()),
             ]
-            message = f"Rate limit reached for model '{model}' (evaljig gateway, call {attempt})."
+            message = (
+                f"Rate limit reached for {model} in organization org-evaljig on requests per min (RPM): "
+                f"Limit 60, Used 60, Requested 1. Please try again in {ms}ms. (evaljig gateway, call {attempt})"
+            )
         else:
             message = (
                 "The server had an error while processing your request "

@@ -25,7 +25,6 @@ _SPACE = re.compile(r"\s")
 #: Characters tokenized, values generated or tokens scored between two yields (about a millisecond).
 TEXT_STEP = 4 * 1024
 VALUE_STEP = 256
-TOKEN_STEP = 128
 #: 2023-11-14T22:13:20Z: ``created`` values are offsets from here, so they look plausible.
 CREATED_BASE = 1_700_000_000
 _VOCABULARY = (
@@ -123,6 +122,10 @@ class AnswerKey:
     def __len__(self) -> int:
         return len(self._answers)
 
+    def items(self) -> list[tuple[str, str]]:
+        """(question with whitespace collapsed, answer) pairs, longest question first."""
+        return list(self._answers.items())
+
     def lookup(self, prompt: str) -> str | None:
         if not self._answers:
             return None
@@ -186,28 +189,6 @@ def chat_logprobs(tokens: Iterable[str], top: int) -> list[dict[str, Any]]:
         }
         for i, tok in enumerate(tokens)
     ]
-
-
-def completion_logprobs(text: str, top: int, offset: int = 0) -> dict[str, Any]:
-    """``choices[].logprobs`` for the legacy completions API."""
-    return drain(completion_logprobs_work(text, top, offset))
-
-
-def completion_logprobs_work(text: str, top: int, offset: int = 0) -> Work[dict[str, Any]]:
-    """``completion_logprobs`` yielding every ``TOKEN_STEP`` tokens (an echoed prompt can be megabytes)."""
-    tokens: list[str] = []
-    token_logprobs: list[float] = []
-    top_logprobs: list[dict[str, float]] = []
-    offsets: list[int] = []
-    for i, match in enumerate(TOKEN.finditer(text)):
-        token = match.group()
-        tokens.append(token)
-        token_logprobs.append(token_logprob(token, i))
-        top_logprobs.append(dict(alternatives(token, i, max(top, 1))))
-        offsets.append(offset + match.start())
-        if i % TOKEN_STEP == TOKEN_STEP - 1:
-            yield
-    return {"tokens": tokens, "token_logprobs": token_logprobs, "top_logprobs": top_logprobs, "text_offset": offsets}
 
 
 def embedding(model: str, item: Any, dimensions: int) -> list[float]:

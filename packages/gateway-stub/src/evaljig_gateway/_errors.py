@@ -10,7 +10,7 @@ _TYPES = {
     404: "invalid_request_error",
     405: "invalid_request_error",
     413: "invalid_request_error",
-    429: "rate_limit_error",
+    429: "requests",  # OpenAI's type for a requests-per-minute limit ("tokens" for tokens per minute)
     431: "invalid_request_error",
     500: "server_error",
     503: "server_error",

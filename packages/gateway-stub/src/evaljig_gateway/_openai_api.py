@@ -7,9 +7,9 @@ from typing import Any
 
 import orjson
 
-from evaljig_gateway import _content, _validation
+from evaljig_gateway import _completions, _content, _responses, _validation
 from evaljig_gateway._behaviours import BEHAVIOUR_TABLE
-from evaljig_gateway._errors import GatewayError, invalid, missing
+from evaljig_gateway._errors import invalid, missing
 from evaljig_gateway._limits import Limits, check_product
 from evaljig_gateway._replies import Reply, assembled_json, json_reply, sse_reply_work
 from evaljig_gateway._work import Work
@@ -38,11 +38,7 @@ class Request:
 
 
 def _usage(prompt_tokens: int, completion_tokens: int) -> dict[str, Any]:
-    return {
-        "prompt_tokens": prompt_tokens,
-        "completion_tokens": completion_tokens,
-        "total_tokens": prompt_tokens + completion_tokens,
-    }
+    return _completions.usage_of(prompt_tokens, completion_tokens)
 
 
 def _answer(known: str | None, prompt: str, index: int) -> str:
@@ -193,60 +189,8 @@ def _chat_chunks(
 
 
 def completions(req: Request) -> Work[Reply]:
-    body = req.body
-    prompt_field = body.get("prompt")
-    if prompt_field is None:
-        raise missing("prompt")
-    if isinstance(prompt_field, str):
-        prompts = [prompt_field]
-    elif isinstance(prompt_field, list) and prompt_field and all(isinstance(p, str) for p in prompt_field):
-        prompts = list(prompt_field)
-    else:
-        raise invalid("prompt", "must be a string or a non-empty array of strings")
-    _validation.sampling(body)
-    n = _validation.optional_int(body, "n", 1, 128) or 1
-    max_tokens = _validation.optional_int(body, "max_tokens", 0, 1_000_000)
-    if max_tokens is None:
-        max_tokens = 16  # OpenAI's default for the legacy endpoint
-    what = f"prompts x n ({len(prompts)} x {n})"
-    check_product("n" if n > 1 else "prompt", what, len(prompts) * n, req.limits.max_choices, "--max-choices")
-    _check_tokens(req, n, max_tokens, "max_tokens")
-    stop = _validation.stop_list(body)
-    stream = _validation.optional_bool(body, "stream")
-    echo = _validation.optional_bool(body, "echo")
-    top = _validation.optional_int(body, "logprobs", 0, 5)
-
-    digest = req.digest
-    choices: list[dict[str, Any]] = []
-    prompt_tokens = completion_tokens = 0
-    for p_index, prompt in enumerate(prompts):
-        prompt_tokens += yield from _content.count_tokens_work(prompt)
-        known = req.answers.lookup(prompt)
-        for k in range(n):
-            yield
-            text, finish = _content.truncate(_answer(known, prompt, k), max_tokens, stop)
-            completion_tokens += _content.count_tokens(text)
-            full = prompt + text if echo else text
-            logprobs = (yield from _content.completion_logprobs_work(full, top)) if top is not None else None
-            choices.append({"text": full, "index": p_index * n + k, "logprobs": logprobs, "finish_reason": finish})
-    head = {
-        "id": f"cmpl-{digest[:24]}",
-        "object": "text_completion",
-        "created": _content.created_from(digest),
-        "model": req.model,
-        "system_fingerprint": SYSTEM_FINGERPRINT,
-    }
-    usage = _usage(prompt_tokens, completion_tokens)
-    if stream:
-        options = body.get("stream_options")
-        include_usage = isinstance(options, dict) and bool(options.get("include_usage"))
-        events = [{**head, "choices": [{**c, "finish_reason": None}]} for c in choices if c["text"]]
-        events += [{**head, "choices": [{**c, "text": ""}]} for c in choices]
-        if include_usage:
-            events.append({**head, "choices": [], "usage": usage})
-        return (yield from sse_reply_work(events))
-    parts = yield from _dumped(choices)
-    return Reply(200, assembled_json(head, "choices", parts, {"usage": usage}))
+    """Legacy text completions, with token-id prompts and loglikelihood scoring: see ``_completions``."""
+    return _completions.completions(req)
 
 
 # --------------------------------------------------------------------------- embeddings
@@ -317,66 +261,5 @@ def behaviours() -> Reply:
 
 
 def responses(req: Request) -> Work[Reply]:
-    body = req.body
-    raw_input = body.get("input")
-    if raw_input is None:
-        raise missing("input")
-    prompt = _responses_prompt(raw_input)
-    if _validation.optional_bool(body, "stream"):
-        raise GatewayError(400, "Streaming is not supported on /v1/responses by this gateway.", param="stream")
-    instructions = body.get("instructions")
-    if instructions is not None and not isinstance(instructions, str):
-        raise invalid("instructions", "must be a string")
-    max_tokens = _validation.optional_int(body, "max_output_tokens", 1, 1_000_000)
-    _validation.sampling(body)
-    full_prompt = f"{instructions}\n{prompt}" if instructions else prompt
-    text, finish = _content.truncate(_answer(req.answers.lookup(full_prompt), full_prompt, 0), max_tokens, [])
-    digest = req.digest
-    input_tokens = yield from _content.count_tokens_work(full_prompt)
-    output_tokens = _content.count_tokens(text)
-    return json_reply(
-        {
-            "id": f"resp_{digest[:32]}",
-            "object": "response",
-            "created_at": _content.created_from(digest),
-            "status": "completed" if finish == "stop" else "incomplete",
-            "incomplete_details": None if finish == "stop" else {"reason": "max_output_tokens"},
-            "error": None,
-            "model": req.model,
-            "instructions": instructions,
-            "output": [
-                {
-                    "type": "message",
-                    "id": f"msg_{digest[32:64]}",
-                    "status": "completed",
-                    "role": "assistant",
-                    "content": [{"type": "output_text", "text": text, "annotations": []}],
-                }
-            ],
-            "parallel_tool_calls": True,
-            "tool_choice": "auto",
-            "tools": [],
-            "usage": {
-                "input_tokens": input_tokens,
-                "input_tokens_details": {"cached_tokens": 0},
-                "output_tokens": output_tokens,
-                "output_tokens_details": {"reasoning_tokens": 0},
-                "total_tokens": input_tokens + output_tokens,
-            },
-        }
-    )
-
-
-def _responses_prompt(raw: Any) -> str:
-    if isinstance(raw, str):
-        if not raw:
-            raise invalid("input", "must not be empty")
-        return raw
-    if isinstance(raw, list) and raw:
-        parts = []
-        for i, item in enumerate(raw):
-            if not isinstance(item, dict) or "content" not in item:
-                raise invalid(f"input[{i}]", "must be a message object with 'role' and 'content'")
-            parts.append(_content.message_text(item["content"]))
-        return "\n".join(parts)
-    raise invalid("input", "must be a string or a non-empty array of input messages")
+    """The Responses API with tools, ``text.format`` and streaming: see ``_responses``."""
+    return _responses.responses(req)

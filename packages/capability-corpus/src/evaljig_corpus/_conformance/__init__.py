@@ -9,7 +9,12 @@ from typing import Any
 from evaljig_corpus._conformance.chat import assert_chat_conformance, assert_logprobs_conformance
 from evaljig_corpus._conformance.completion import assert_completion_conformance
 from evaljig_corpus._conformance.embed import assert_embed_conformance
+from evaljig_corpus._conformance.loglikelihood import assert_loglikelihood_conformance
 from evaljig_corpus._conformance.model_list import assert_models_conformance
+from evaljig_corpus._conformance.responses import (
+    assert_responses_stream_conformance,
+    assert_responses_tools_conformance,
+)
 from evaljig_corpus._conformance.stream import assert_stream_conformance
 from evaljig_corpus._conformance.tools import assert_tools_conformance
 
@@ -23,6 +28,9 @@ CONFORMANCE_CHECKS: Mapping[str, Callable[..., Any]] = MappingProxyType(
         "tools": assert_tools_conformance,
         "logprobs": assert_logprobs_conformance,
         "models": assert_models_conformance,
+        "loglikelihood": assert_loglikelihood_conformance,
+        "responses_tools": assert_responses_tools_conformance,
+        "responses_stream": assert_responses_stream_conformance,
     }
 )
 
@@ -31,8 +39,11 @@ __all__ = [
     "assert_chat_conformance",
     "assert_completion_conformance",
     "assert_embed_conformance",
+    "assert_loglikelihood_conformance",
     "assert_logprobs_conformance",
     "assert_models_conformance",
+    "assert_responses_stream_conformance",
+    "assert_responses_tools_conformance",
     "assert_stream_conformance",
     "assert_tools_conformance",
 ]

@@ -1,0 +1,184 @@
+"""``POST /v1/completions``: the legacy text completions API, able to score loglikelihood.
+
+A prompt is a string, an array of strings, an array of token ids or an array of token-id arrays
+(``_token_ids`` reads them as GPT-2 ids). With ``echo`` the choice repeats the prompt, one token
+per id sent (or per word for text), then the completion; the completion starts on a clean token
+boundary (a space before it when the prompt ends inside a word), so nothing is glued onto the
+prompt's last word. ``logprobs`` scores every token with ``_logprobs``: a pure function of the
+text before it, so an echoed token and a generated one get the same value, and the first token
+of an echoed prompt gets null. ``max_tokens: 0`` with ``echo`` scores the prompt alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from evaljig_gateway import _content, _logprobs, _token_ids, _validation
+from evaljig_gateway._errors import invalid, missing
+from evaljig_gateway._limits import check_product
+from evaljig_gateway._replies import Reply, assembled_json, sse_reply_work
+from evaljig_gateway._work import Work
+
+if TYPE_CHECKING:
+    from evaljig_gateway._openai_api import Request
+
+SYSTEM_FINGERPRINT = "fp_evaljig"
+#: OpenAI's default ``max_tokens`` for the legacy endpoint.
+DEFAULT_MAX_TOKENS = 16
+_PROMPT_FORMS = "must be a string, an array of strings, an array of token ids, or an array of token-id arrays"
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """One prompt as text, cut into the tokens an echo returns, and its token count for ``usage``."""
+
+    text: str
+    pieces: list[str]
+    tokens: int
+
+
+def prompts_of(body: dict[str, Any]) -> Work[list[Prompt]]:
+    """The request's prompts; token ids are decoded (one step per prompt), text is cut lazily."""
+    raw = body.get("prompt")
+    if raw is None:
+        raise missing("prompt")
+    if isinstance(raw, str):
+        return [_text_prompt(raw)]
+    if not isinstance(raw, list) or not raw:
+        raise invalid("prompt", _PROMPT_FORMS)
+    if all(isinstance(p, str) for p in raw):
+        return [_text_prompt(p) for p in raw]
+    if all(isinstance(t, int) and not isinstance(t, bool) for t in raw):
+        return [_id_prompt(raw, "prompt")]
+    if all(isinstance(p, list) for p in raw):
+        prompts = []
+        for i, ids in enumerate(raw):
+            prompts.append(_id_prompt(ids, f"prompt[{i}]"))
+            yield
+        return prompts
+    raise invalid("prompt", _PROMPT_FORMS)
+
+
+def _text_prompt(text: str) -> Prompt:
+    return Prompt(text, [], -1)
+
+
+def _id_prompt(value: Any, param: str) -> Prompt:
+    ids = _token_ids.check_ids(value, param)
+    pieces = _token_ids.decode_pieces(ids)
+    return Prompt("".join(pieces), pieces, len(ids))
+
+
+def completion_text(prompt: str, answer: str, max_tokens: int, stop: list[str]) -> tuple[str, str]:
+    """The completion and its finish reason; a space first when the prompt ends inside a word.
+
+    Real models begin a completion with the whitespace that separates it from the prompt
+    (``" Paris"``), so echo + completion reads as text and tokenizes cleanly at the boundary.
+    """
+    if prompt and not prompt[-1].isspace() and answer and not answer[0].isspace():
+        answer = " " + answer
+    return _content.truncate(answer, max_tokens, stop)
+
+
+def completions(req: Request) -> Work[Reply]:
+    """The handler: choices per prompt x ``n``, echo and log-probabilities as described above."""
+    body = req.body
+    prompts = yield from prompts_of(body)
+    _validation.sampling(body)
+    n = _validation.optional_int(body, "n", 1, 128) or 1
+    max_tokens = _validation.optional_int(body, "max_tokens", 0, 1_000_000)
+    if max_tokens is None:
+        max_tokens = DEFAULT_MAX_TOKENS
+    what = f"prompts x n ({len(prompts)} x {n})"
+    check_product("n" if n > 1 else "prompt", what, len(prompts) * n, req.limits.max_choices, "--max-choices")
+    what = f"n x max_tokens ({n} x {max_tokens})"
+    check_product("max_tokens", what, n * max_tokens, req.limits.max_output_tokens, "--max-output-tokens")
+    stop = _validation.stop_list(body)
+    stream = _validation.optional_bool(body, "stream")
+    echo = _validation.optional_bool(body, "echo")
+    top = _validation.optional_int(body, "logprobs", 0, 5)
+    # work limits on what echo + logprobs will compute belong here, before any generation or scoring
+
+    key = req.answers.items() if top is not None and len(req.answers) else []
+    choices: list[dict[str, Any]] = []
+    cache: dict[tuple[str, str], float] = {}  # plain-model values, shared by prompts with a common context
+    prompt_tokens = completion_tokens = 0
+    for p_index, prompt in enumerate(prompts):
+        if prompt.tokens < 0:
+            prompt_tokens += yield from _content.count_tokens_work(prompt.text)
+        else:
+            prompt_tokens += prompt.tokens
+        known = req.answers.lookup(prompt.text)
+        keyed = _logprobs.KeyedText(prompt.text, key) if key else None
+        echoed: _logprobs.Scored | None = None
+        for k in range(n):
+            yield
+            text, finish = completion_text(prompt.text, _answer(known, prompt.text, k), max_tokens, stop)
+            completion_tokens += _content.count_tokens(text)
+            logprobs = None
+            if top is not None:
+                full = prompt.text + text
+                if echo and echoed is None:
+                    pieces = prompt.pieces if prompt.tokens >= 0 else _logprobs.text_pieces(prompt.text)
+                    echoed = yield from _logprobs.score_pieces_work(full, pieces, 0, top, keyed, cache)
+                start = len(prompt.text)
+                scored = yield from _logprobs.score_pieces_work(
+                    full, _logprobs.text_pieces(text), start, top, keyed, cache
+                )
+                logprobs = _joined(echoed, scored) if echo and echoed is not None else scored.as_dict()
+            full_text = prompt.text + text if echo else text
+            choices.append({"text": full_text, "index": p_index * n + k, "logprobs": logprobs, "finish_reason": finish})
+    digest = req.digest
+    head = {
+        "id": f"cmpl-{digest[:24]}",
+        "object": "text_completion",
+        "created": _content.created_from(digest),
+        "model": req.model,
+        "system_fingerprint": SYSTEM_FINGERPRINT,
+    }
+    usage = usage_of(prompt_tokens, completion_tokens)
+    if stream:
+        options = body.get("stream_options")
+        include_usage = isinstance(options, dict) and bool(options.get("include_usage"))
+        events = [{**head, "choices": [{**c, "finish_reason": None}]} for c in choices if c["text"]]
+        events += [{**head, "choices": [{**c, "text": ""}]} for c in choices]
+        if include_usage:
+            events.append({**head, "choices": [], "usage": usage})
+        return (yield from sse_reply_work(events))
+    parts = []
+    for choice in choices:
+        parts.append(orjson.dumps(choice))
+        yield
+    return Reply(200, assembled_json(head, "choices", parts, {"usage": usage}))
+
+
+def _answer(known: str | None, prompt: str, index: int) -> str:
+    return known if known is not None else _content.default_answer(prompt, index)
+
+
+def _joined(echoed: _logprobs.Scored, scored: _logprobs.Scored) -> dict[str, Any]:
+    return {
+        "tokens": echoed.tokens + scored.tokens,
+        "token_logprobs": echoed.token_logprobs + scored.token_logprobs,
+        "top_logprobs": echoed.top_logprobs + scored.top_logprobs,
+        "text_offset": echoed.text_offset + scored.text_offset,
+    }
+
+
+def usage_of(prompt_tokens: int, completion_tokens: int) -> dict[str, Any]:
+    """``usage`` as OpenAI sends it for chat and completions, with the (zero) token details."""
+    return {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+        "completion_tokens_details": {
+            "reasoning_tokens": 0,
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        },
+    }

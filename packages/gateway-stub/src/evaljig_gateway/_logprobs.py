@@ -1,0 +1,220 @@
+"""The gateway's language model for the legacy completions API: a log-probability per token in context.
+
+A token's log-probability is a pure function of the text before it and of the token itself, the
+same whether the token is echoed from the prompt or generated, so loglikelihood scoring (echo +
+``logprobs``) and generation agree, as they do on a real model:
+
+* without an answer key (or outside an answer), a hash of the last ``WINDOW`` characters of context
+  and the token gives a value in (-2.5, -0.001]; the token is its position's most likely one;
+* after a question of the answer key, the keyed answer is what the model expects: a token that
+  continues it scores near 0 (and is the greedy choice), a token that departs from it scores
+  below -6 and names the expected piece as the more likely alternative. So a multiple-choice
+  eval scores the keyed choice highest (``is_greedy`` true), and the other choices lower.
+
+The first token of a text has no context: its ``token_logprobs`` and ``top_logprobs`` are null,
+as OpenAI answers for an echoed prompt.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from evaljig_gateway._work import Work
+
+#: Characters of context the plain (unkeyed) model looks at: it is an n-gram model over characters.
+WINDOW = 32
+#: Tokens scored between two yields.
+TOKEN_STEP = 128
+_PIECE = re.compile(r"\s*(?:\w+|[^\w\s])|\s+", re.UNICODE)
+_ALTERNATIVES = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel")
+
+
+def text_pieces(text: str) -> list[str]:
+    """Word and punctuation tokens, each carrying the whitespace before it (as GPT tokenizers do).
+
+    ``"".join(text_pieces(t)) == t`` always; trailing whitespace is a piece of its own.
+    """
+    return _PIECE.findall(text)
+
+
+def _unit(seed: str) -> float:
+    """A stable float in [0, 1) from a string (CRC-32: a scoring request hashes every token it echoes)."""
+    return zlib.crc32(seed.encode()) / 2**32
+
+
+@dataclass(frozen=True, slots=True)
+class KeyedQuestion:
+    """Where a question of the answer key ends in the text, and its answer."""
+
+    end: int
+    answer: str
+
+
+class KeyedText:
+    """The answer-key questions found in one text, so each token knows the answer it should follow."""
+
+    def __init__(self, text: str, answers: Iterable[tuple[str, str]]) -> None:
+        normalized = " ".join(text.split())
+        found: list[tuple[int, int, str]] = []
+        for question, answer in answers:
+            if not answer or question not in normalized:
+                continue  # the cheap test first: most keys have nothing in a given prompt
+            pattern = re.compile(r"\s+".join(re.escape(word) for word in question.split(" ")))
+            found += [(m.end(), len(question), answer) for m in pattern.finditer(text)]
+        found.sort()
+        self._ends = [end for end, _, _ in found]
+        self._answers = [answer for _, _, answer in found]
+        self.first_end = self._ends[0] if found else len(text) + 1
+        """Where the first question ends: tokens before it are scored by the plain model."""
+
+    def __bool__(self) -> bool:
+        return bool(self._ends)
+
+    def question_before(self, position: int) -> KeyedQuestion | None:
+        """The question that ended last at or before ``position`` (the longest one on a tie)."""
+        at = bisect.bisect_right(self._ends, position) - 1
+        return KeyedQuestion(self._ends[at], self._answers[at]) if at >= 0 else None
+
+
+def _consumed(region: str, answer: str) -> str:
+    """How much of ``answer`` the text after its question already says: its longest suffix that starts a word
+    (or the region) and begins the answer. Only places holding the answer's first character are tried."""
+    first = answer[0]
+    start = region.find(first, max(0, len(region) - len(answer)))
+    while start >= 0:
+        said = region[start:]
+        boundary = start == 0 or region[start - 1].isspace() or not region[start - 1].isalnum()
+        if boundary and answer.startswith(said):
+            return said
+        start = region.find(first, start + 1)
+    return ""
+
+
+def _expected_piece(window: str, answer: str, consumed: str) -> str:
+    """The next piece of the answer, with a space first when it would otherwise glue onto a word."""
+    rest = answer[len(consumed) :]
+    if not consumed and window and not window[-1].isspace():
+        rest = " " + rest
+    pieces = text_pieces(rest)
+    return pieces[0] if pieces else rest
+
+
+def _value(window: str, token: str, low: float, spread: float) -> float:
+    """A log-probability in (-(low + spread), -low], seeded by the context window and the token."""
+    return -round(low + spread * _unit(f"{window}\x00{token}"), 6)
+
+
+def _keyed(token: str, region: str, answer: str, window: str) -> tuple[float, str | None]:
+    """(log-probability, the more likely piece or None when ``token`` is the most likely one)."""
+    consumed = _consumed(region, answer)
+    if consumed == answer:  # the answer is complete: only gluing more onto its last word is unlikely
+        if token[:1].isalnum() and answer[-1:].isalnum():
+            return _value(window, token, 6, 2), " "
+        return _value(window, token, 0.001, 2.5), None
+    if not consumed and not token.strip():
+        return _value(window, token, 0.001, 2.5), None
+    said = consumed + token if consumed else token.lstrip()
+    if answer.startswith(said):
+        rest = answer[len(said) :]
+        mid_word = bool(rest) and rest[0].isalnum() and said[-1:].isalnum()
+        return (_value(window, token, 0.4, 0.5) if mid_word else _value(window, token, 0.001, 0.05)), None
+    return _value(window, token, 6, 2), _expected_piece(window, answer, consumed)
+
+
+def score(
+    text: str, at: int, token: str, keyed: KeyedText | None, window: str | None = None
+) -> tuple[float, str | None]:
+    """The log-probability of ``token`` after ``text[:at]``, and the more likely piece if there is one.
+
+    Only the last ``WINDOW`` characters (``window``, when the caller has cut them already) and,
+    after a keyed question, the text since it are read, so scoring a long prompt costs linear time.
+    """
+    if window is None:
+        window = text[max(0, at - WINDOW) : at]
+    if keyed:
+        question = keyed.question_before(at)
+        if question is not None:
+            # the text since the question, cut to what ``_consumed`` reads (one more character for its boundary)
+            region = text[max(question.end, at - len(question.answer) - 9) : at]
+            return _keyed(token, region, question.answer, window)
+    return _value(window, token, 0.001, 2.5), None
+
+
+def _top(token: str, logprob: float, better: str | None, window: str, count: int) -> dict[str, float]:
+    """``count`` most likely tokens at this position: the better piece (if any) first, then the token."""
+    out: dict[str, float] = {}
+    if better is not None and better != token:
+        out[better] = _value(window, better, 0.001, 0.05)
+    out.setdefault(token, logprob)
+    rank = 1
+    while len(out) < count:
+        word = _ALTERNATIVES[int(_unit(f"alt{rank}\x00{window}\x00{token}") * len(_ALTERNATIVES))]
+        out[f" {word}{rank}"] = round(logprob - rank * 0.75 - _unit(f"{rank}\x00{token}") * 0.5, 6)
+        rank += 1
+    return dict(list(out.items())[:count])
+
+
+@dataclass(slots=True)
+class Scored:
+    """``choices[].logprobs`` columns for some tokens (OpenAI's legacy shape)."""
+
+    tokens: list[str]
+    token_logprobs: list[float | None]
+    top_logprobs: list[dict[str, float] | None]
+    text_offset: list[int]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "tokens": self.tokens,
+            "token_logprobs": self.token_logprobs,
+            "top_logprobs": self.top_logprobs,
+            "text_offset": self.text_offset,
+        }
+
+
+def score_pieces_work(
+    text: str,
+    pieces: list[str],
+    start: int,
+    top: int,
+    keyed: KeyedText | None,
+    cache: dict[tuple[str, str], float] | None = None,
+) -> Work[Scored]:
+    """Score ``pieces``, which are ``text[start:]`` cut into tokens; the context of each is ``text`` before it.
+
+    ``text_offset`` is each token's position in ``text``. The token at position 0 of ``text``
+    has no context: null log-probability and alternatives. ``cache`` keeps plain-model values
+    by (window, token) across calls: the choices of a multiple-choice request share their context.
+    """
+    plain_until = keyed.first_end if keyed else len(text) + 1
+    cache = {} if cache is None else cache
+    out = Scored([], [], [], [])
+    at = start
+    count = max(top, 1)
+    for i, piece in enumerate(pieces):
+        out.tokens.append(piece)
+        out.text_offset.append(at)
+        if at == 0:
+            out.token_logprobs.append(None)
+            out.top_logprobs.append(None)
+        else:
+            window = text[max(0, at - WINDOW) : at]
+            if at < plain_until:  # no question before it: the plain model, the same as ``score`` gives
+                better = None
+                logprob = cache.get((window, piece)) or cache.setdefault(
+                    (window, piece), _value(window, piece, 0.001, 2.5)
+                )
+            else:
+                logprob, better = score(text, at, piece, keyed, window)
+            out.token_logprobs.append(logprob)
+            simple = better is None and count == 1  # the common scoring request (logprobs: 1): no alternatives to draw
+            out.top_logprobs.append({piece: logprob} if simple else _top(piece, logprob, better, window, count))
+        at += len(piece)
+        if i % TOKEN_STEP == TOKEN_STEP - 1:
+            yield
+    return out

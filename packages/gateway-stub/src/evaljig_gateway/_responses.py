@@ -1,0 +1,293 @@
+"""``POST /v1/responses``: the Responses API with function tools, ``text.format`` and streaming.
+
+* ``tools`` of ``type: "function"`` (the flat Responses shape) are called as ``function_call``
+  output items (``call_id``, ``arguments`` as a JSON string fitting the tool's parameters).
+  With ``tool_choice`` ``auto`` (the default) the model calls a tool unless the input ends with a
+  ``function_call_output`` (the tool answered: it finishes with text, as an agent loop expects);
+  ``required`` or a named function always calls, ``none`` never does. The tool named in the last
+  user message wins, else the first one offered.
+* ``text.format``: ``json_schema`` answers an instance of the schema, ``json_object`` a JSON object;
+  an answer key's answer is used as the JSON when it parses as such.
+* ``stream: true`` sends OpenAI's event sequence (``response.created``, ``response.in_progress``,
+  ``response.output_item.added``, ``response.content_part.added``, ``response.output_text.delta``...,
+  ``response.output_text.done``, ``response.content_part.done``, ``response.output_item.done``,
+  ``response.completed``; ``response.function_call_arguments.delta``/``.done`` for a call), each
+  with its ``sequence_number``, as ``event:`` + ``data:`` lines.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from evaljig_gateway import _content, _validation
+from evaljig_gateway._errors import invalid, missing
+from evaljig_gateway._replies import SSE, Reply, json_reply
+from evaljig_gateway._work import Work
+
+if TYPE_CHECKING:
+    from evaljig_gateway._openai_api import Request
+
+_ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "reasoning", "item_reference"})
+_FORMATS = ("text", "json_object", "json_schema")
+
+
+def _instance_for(schema: Any, seed: str) -> Any:
+    """A JSON value fitting ``schema``, derived from ``seed``.
+
+    TODO: swap for ``_schema_instance`` (the shared schema-instance generator, with ``$ref``/``$defs``,
+    ``anyOf``, formats and bounds) when it lands; this covers ``properties``/``items``/``enum``/``const``.
+    """
+    return _content.tool_arguments(schema if isinstance(schema, dict) else {"type": "object"}, seed)
+
+
+def _input_items(raw: Any) -> list[dict[str, Any]]:
+    """``input`` as a list of items; a string is one user message."""
+    if isinstance(raw, str):
+        if not raw:
+            raise invalid("input", "must not be empty")
+        return [{"type": "message", "role": "user", "content": raw}]
+    if not isinstance(raw, list) or not raw:
+        raise invalid("input", "must be a string or a non-empty array of input items")
+    for i, item in enumerate(raw):
+        if not isinstance(item, dict):
+            raise invalid(f"input[{i}]", "must be an input item object")
+        kind = item.get("type", "message")
+        if kind not in _ITEM_TYPES:
+            raise invalid(f"input[{i}].type", f"must be one of {', '.join(sorted(_ITEM_TYPES))}")
+        if kind == "message" and ("content" not in item or "role" not in item):
+            raise invalid(f"input[{i}]", "must be a message object with 'role' and 'content'")
+        if kind == "function_call_output":
+            if not isinstance(item.get("call_id"), str) or not item["call_id"]:
+                raise missing(f"input[{i}].call_id")
+            if "output" not in item:
+                raise missing(f"input[{i}].output")
+    return raw
+
+
+def _item_text(item: dict[str, Any]) -> str:
+    kind = item.get("type", "message")
+    if kind == "message":
+        return _content.message_text(item.get("content"))
+    if kind == "function_call_output":
+        output = item.get("output")
+        return output if isinstance(output, str) else _content.message_text(output)
+    if kind == "function_call":
+        return f"{item.get('name', '')} {item.get('arguments', '')}"
+    return ""
+
+
+def _tools(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The function tools offered (other tool types are accepted and never called)."""
+    tools = body.get("tools")
+    if tools is None:
+        return []
+    if not isinstance(tools, list):
+        raise invalid("tools", "must be an array")
+    functions = []
+    for i, tool in enumerate(tools):
+        if not isinstance(tool, dict) or not isinstance(tool.get("type"), str):
+            raise invalid(f"tools[{i}]", "must be an object with a 'type'")
+        if tool["type"] != "function":
+            continue
+        if not isinstance(tool.get("name"), str) or not tool["name"]:
+            raise missing(f"tools[{i}].name")
+        params = tool.get("parameters")
+        if params is not None and not isinstance(params, dict):
+            raise invalid(f"tools[{i}].parameters", "must be a JSON Schema object")
+        functions.append(tool)
+    return functions
+
+
+def _chosen_tool(
+    body: dict[str, Any], tools: list[dict[str, Any]], items: list[dict[str, Any]]
+) -> dict[str, Any] | None:
+    choice = body.get("tool_choice", "auto")
+    if choice is None:
+        choice = "auto"
+    if isinstance(choice, dict):
+        wanted = choice.get("name")
+        if choice.get("type") != "function" or not isinstance(wanted, str):
+            raise invalid("tool_choice", "must be 'none', 'auto', 'required' or {'type': 'function', 'name': ...}")
+        for tool in tools:
+            if tool["name"] == wanted:
+                return tool
+        raise invalid("tool_choice", f"names a function that is not in 'tools': {wanted!r}")
+    if choice not in ("none", "auto", "required"):
+        raise invalid("tool_choice", "must be 'none', 'auto', 'required' or {'type': 'function', 'name': ...}")
+    if choice == "required" and not tools:
+        raise invalid("tool_choice", "'required' needs at least one function in 'tools'")
+    if choice == "none" or not tools:
+        return None
+    if choice == "auto" and items[-1].get("type") == "function_call_output":
+        return None  # the tool answered: finish with text
+    last_user = next((_item_text(i) for i in reversed(items) if i.get("role") == "user"), "").lower()
+    return next((tool for tool in tools if tool["name"].lower() in last_user), tools[0])
+
+
+def _text_format(body: dict[str, Any]) -> dict[str, Any]:
+    text = body.get("text")
+    if text is None:
+        return {"type": "text"}
+    if not isinstance(text, dict):
+        raise invalid("text", "must be an object")
+    fmt = text.get("format", {"type": "text"})
+    if not isinstance(fmt, dict) or fmt.get("type") not in _FORMATS:
+        raise invalid("text.format.type", f"must be one of {', '.join(_FORMATS)}")
+    if fmt["type"] == "json_schema":
+        if not isinstance(fmt.get("name"), str) or not fmt["name"]:
+            raise missing("text.format.name")
+        if not isinstance(fmt.get("schema"), dict):
+            raise invalid("text.format.schema", "must be a JSON Schema object")
+    return fmt
+
+
+def _formatted(fmt: dict[str, Any], known: str | None, prompt: str) -> str | None:
+    """The JSON text to answer for a JSON ``text.format``, or None for plain text."""
+    if fmt["type"] == "text":
+        return None
+    if known is not None:
+        try:
+            orjson.loads(known)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            return known
+    if fmt["type"] == "json_object":
+        return orjson.dumps({"answer": known if known is not None else _content.default_answer(prompt)}).decode()
+    return orjson.dumps(_instance_for(fmt["schema"], prompt)).decode()
+
+
+def responses(req: Request) -> Work[Reply]:
+    body = req.body
+    raw_input = body.get("input")
+    if raw_input is None:
+        raise missing("input")
+    items = _input_items(raw_input)
+    stream = _validation.optional_bool(body, "stream")
+    instructions = body.get("instructions")
+    if instructions is not None and not isinstance(instructions, str):
+        raise invalid("instructions", "must be a string")
+    max_tokens = _validation.optional_int(body, "max_output_tokens", 1, 1_000_000)
+    _validation.sampling(body)
+    tools = _tools(body)
+    tool = _chosen_tool(body, tools, items)
+    fmt = _text_format(body)
+    parallel = body.get("parallel_tool_calls", True)
+    if not isinstance(parallel, bool):
+        raise invalid("parallel_tool_calls", "must be a boolean")
+
+    prompt = "\n".join(_item_text(item) for item in items)
+    full_prompt = f"{instructions}\n{prompt}" if instructions else prompt
+    input_tokens = yield from _content.count_tokens_work(full_prompt)
+    digest = req.digest
+    known = req.answers.lookup(full_prompt)
+    finish = "stop"
+    if tool is not None:
+        arguments = orjson.dumps(_instance_for(tool.get("parameters") or {"type": "object"}, full_prompt)).decode()
+        output_tokens = _content.count_tokens(arguments)
+        item: dict[str, Any] = {
+            "type": "function_call",
+            "id": f"fc_{digest[16:48]}",
+            "call_id": f"call_{digest[40:64]}",
+            "name": tool["name"],
+            "arguments": arguments,
+            "status": "completed",
+        }
+    else:
+        json_text = _formatted(fmt, known, full_prompt)
+        if json_text is not None:
+            text = json_text  # never cut: a truncated JSON document would not parse
+        else:
+            answer = known if known is not None else _content.default_answer(full_prompt)
+            text, finish = _content.truncate(answer, max_tokens, [])
+        output_tokens = _content.count_tokens(text)
+        item = {
+            "type": "message",
+            "id": f"msg_{digest[32:64]}",
+            "status": "completed",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": text, "annotations": [], "logprobs": []}],
+        }
+    response = {
+        "id": f"resp_{digest[:32]}",
+        "object": "response",
+        "created_at": _content.created_from(digest),
+        "status": "completed" if finish == "stop" else "incomplete",
+        "background": False,
+        "error": None,
+        "incomplete_details": None if finish == "stop" else {"reason": "max_output_tokens"},
+        "instructions": instructions,
+        "max_output_tokens": max_tokens,
+        "model": req.model,
+        "output": [item],
+        "parallel_tool_calls": parallel,
+        "previous_response_id": None,
+        "reasoning": {"effort": None, "summary": None},
+        "store": False,
+        "temperature": body.get("temperature", 1.0),
+        "text": {"format": fmt},
+        "tool_choice": body.get("tool_choice") or "auto",
+        "tools": body.get("tools") or [],
+        "top_p": body.get("top_p", 1.0),
+        "truncation": "disabled",
+        "usage": {
+            "input_tokens": input_tokens,
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "output_tokens": output_tokens,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": input_tokens + output_tokens,
+        },
+        "metadata": {},
+    }
+    if stream:
+        return (yield from _event_stream(response))
+    return json_reply(response)
+
+
+def _event_stream(response: dict[str, Any]) -> Work[Reply]:
+    """OpenAI's Responses event sequence for ``response``, numbered from 0."""
+    events: list[dict[str, Any]] = []
+
+    def emit(kind: str, **fields: Any) -> None:
+        events.append({"type": kind, "sequence_number": len(events), **fields})
+
+    pending = {**response, "status": "in_progress", "output": [], "usage": None, "incomplete_details": None}
+    emit("response.created", response=pending)
+    emit("response.in_progress", response=pending)
+    for index, item in enumerate(response["output"]):
+        yield
+        if item["type"] == "function_call":
+            emit(
+                "response.output_item.added",
+                output_index=index,
+                item={**item, "arguments": "", "status": "in_progress"},
+            )
+            for piece in _content.pieces(item["arguments"]):
+                emit("response.function_call_arguments.delta", item_id=item["id"], output_index=index, delta=piece)
+            emit(
+                "response.function_call_arguments.done",
+                item_id=item["id"],
+                output_index=index,
+                name=item["name"],
+                arguments=item["arguments"],
+            )
+        else:
+            emit(
+                "response.output_item.added", output_index=index, item={**item, "status": "in_progress", "content": []}
+            )
+            where = {"item_id": item["id"], "output_index": index, "content_index": 0}
+            part = item["content"][0]
+            emit("response.content_part.added", **where, part={**part, "text": ""})
+            for piece in _content.pieces(part["text"]):
+                emit("response.output_text.delta", **where, delta=piece, logprobs=[])
+            emit("response.output_text.done", **where, text=part["text"], logprobs=[])
+            emit("response.content_part.done", **where, part=part)
+        emit("response.output_item.done", output_index=index, item=item)
+    emit("response.completed" if response["status"] == "completed" else "response.incomplete", response=response)
+    chunks = []
+    for event in events:
+        chunks.append(b"event: " + event["type"].encode() + b"\ndata: " + orjson.dumps(event) + b"\n\n")
+        yield
+    return Reply(200, b"", content_type=SSE, events=chunks)
