@@ -23,10 +23,13 @@ ROOT = Path(__file__).parent
 
 
 def _load(name: str, init: str) -> ModuleType:
-    """Import one of our stdlib-only modules or packages from its file, leaving ``sys.path`` alone.
+    """Import one of our stdlib-only modules or packages, from its file unless it is installed.
 
-    nox's venv has neither the noxfile's folder on ``sys.path`` nor the workspace installed.
+    nox's venv has neither the noxfile's folder on ``sys.path`` nor the workspace installed;
+    ``sys.path`` is left alone.
     """
+    if importlib.util.find_spec(name) is not None:  # e.g. the workspace venv imports the noxfile
+        return importlib.import_module(name)
     path = ROOT / init
     package = [str(path.parent)] if path.name == "__init__.py" else None
     spec = importlib.util.spec_from_file_location(name, path, submodule_search_locations=package)

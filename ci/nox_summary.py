@@ -37,8 +37,8 @@ def summary(
     report: dict[str, Any],
     nox_dir: Path,
     title: str,
-    browser_status_file: Path = ROOT / ".tools" / "browser-status.txt",
-    coverage_file: Path = ROOT / "reports" / "coverage-total.txt",
+    browser_status_file: Path | None = None,
+    coverage_file: Path | None = None,
 ) -> list[str]:
     # a parametrized session is named "tests" and signed "tests-3.11"
     sessions = [{**s, "name": (s.get("signatures") or [s["name"]])[0]} for s in report.get("sessions", [])]
@@ -71,8 +71,10 @@ def summary(
     return lines
 
 
-def first_line(path: Path) -> list[str]:
+def first_line(path: Path | None) -> list[str]:
     """The status line a step left (``ci/browser.py``'s browser, ``nox -s coverage``'s total), if any."""
+    if path is None:
+        return []
     try:
         return [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()][:1]
     except OSError:
@@ -91,7 +93,9 @@ def main(argv: list[str]) -> int:
             f"nox_summary: {path}: no usable nox report ({exc.__class__.__name__}): nox stopped early", file=sys.stderr
         )
         return 1
-    print("\n".join(summary(report, ROOT / ".nox", argv[1] if len(argv) == 2 else "nox sessions")))
+    title = argv[1] if len(argv) == 2 else "nox sessions"
+    browser, coverage = ROOT / ".tools" / "browser-status.txt", ROOT / "reports" / "coverage-total.txt"
+    print("\n".join(summary(report, ROOT / ".nox", title, browser, coverage)))
     return 0
 
 

@@ -14,7 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from evaljig_config import LIGHTEVAL_STACK, LightEvalUnavailable, StackProblem, check_lighteval_stack
+from evaljig_config import (
+    LIGHTEVAL_STACK,
+    ConfigError,
+    LightEvalUnavailable,
+    StackProblem,
+    check_lighteval_stack,
+    prepare_lighteval,
+)
 from evaljig_config._lighteval_import import INSTALL_HINT, import_lighteval_module
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -80,3 +87,35 @@ def test_the_install_hint_names_the_stack_the_lev_matrix_installs() -> None:
     assert "pip install " + " ".join(f"'{r}'" for r in LIGHTEVAL_STACK) in INSTALL_HINT
     with pytest.raises(LightEvalUnavailable, match="lighteval check"):
         import_lighteval_module("evaljig_surely_not_lighteval")
+
+
+def test_prepare_lighteval_creates_the_placeholder_once_and_names_a_read_only_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tasks = tmp_path / "lighteval" / "tasks" / "tasks"
+    tasks.mkdir(parents=True)
+    (tmp_path / "lighteval" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    placeholder = prepare_lighteval()
+    assert placeholder == tasks / "tinyBenchmarks.pkl"
+    assert placeholder.read_bytes() == b"", "an empty file stops lighteval's download at import"
+    assert prepare_lighteval() == placeholder
+    if os.geteuid() != 0:  # root writes into read-only folders
+        placeholder.unlink()
+        tasks.chmod(0o555)
+        try:
+            with pytest.raises(ConfigError, match=r"tinyBenchmarks\.pkl: cannot create"):
+                prepare_lighteval()
+        finally:
+            tasks.chmod(0o755)
+
+
+def test_prepare_lighteval_leaves_an_environment_without_lighteval_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert prepare_lighteval() is None  # the workspace venv has no lighteval
+    (tmp_path / "lighteval").mkdir()
+    (tmp_path / "lighteval" / "__init__.py").write_text("")  # a stand-in without the task modules
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert prepare_lighteval() is None
+    assert not (tmp_path / "lighteval" / "tasks").exists()

@@ -191,7 +191,8 @@ def run_python(
     """lighteval's ``Pipeline`` in this process, in a fresh ``run_dir`` (not thread-safe: it changes cwd)."""
     custom_tasks = check_run_inputs(tasks, custom_tasks, max_samples)
     api_key = _api_key(spec)
-    prepare_lighteval()  # says how to get lighteval, before anything is written
+    import_lighteval_module("lighteval")  # says how to get it, before anything is written
+    prepare_lighteval()
     run_dir = prepare_run_dir(run_dir)
     with _scrubbed_afterwards(run_dir, api_key):
         stdout, log = _evaluate(spec, tasks, custom_tasks, run_dir, max_samples, api_key)

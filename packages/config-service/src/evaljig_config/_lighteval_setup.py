@@ -34,7 +34,6 @@ from pathlib import Path
 
 from evaljig_common import OFFLINE_ENV
 from evaljig_config._errors import ConfigError
-from evaljig_config._lighteval_import import import_lighteval_module
 
 #: The file lighteval's ``tiny_benchmarks`` task module downloads at import when it is missing.
 TINY_BENCHMARKS = Path("tasks") / "tasks" / "tinyBenchmarks.pkl"
@@ -78,19 +77,24 @@ def lighteval_run_env(run_dir: Path, api_key: str, base: Mapping[str, str] | Non
     return env
 
 
-def prepare_lighteval() -> Path:
-    """Make the installed lighteval importable offline; returns the placeholder file.
+def prepare_lighteval() -> Path | None:
+    """Make the lighteval installed beside this interpreter importable offline; returns the placeholder.
 
     Creates an empty ``tinyBenchmarks.pkl`` beside lighteval's task modules unless one is
-    there. Idempotent and cheap, so every runner calls it. Raises
-    :class:`~evaljig_config.LightEvalUnavailable` (with the install hint) without lighteval, and
-    :class:`~evaljig_config.ConfigError` naming the file when lighteval's folder is read-only.
+    there. Idempotent and cheap, so every runner calls it. ``None`` when no lighteval is
+    installed here (a CLI run may use another environment's ``lighteval`` command, and the
+    Python path says how to install it); :class:`~evaljig_config.ConfigError` naming the file
+    when lighteval's folder is read-only.
     """
-    spec = importlib.util.find_spec("lighteval")
+    try:
+        spec = importlib.util.find_spec("lighteval")
+    except ValueError:  # a module object without a spec stands in for lighteval in sys.modules
+        return None
     if spec is None or spec.origin is None:
-        import_lighteval_module("lighteval")  # raises LightEvalUnavailable with the install hint
-        raise ConfigError("lighteval is importable but has no package folder")  # pragma: no cover - namespace only
+        return None
     placeholder = Path(spec.origin).parent / TINY_BENCHMARKS
+    if not placeholder.parent.is_dir():  # a lighteval without the task module that downloads
+        return None
     if not placeholder.exists():
         try:
             placeholder.touch()
