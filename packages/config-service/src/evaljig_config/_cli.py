@@ -3,7 +3,6 @@
     evaljig-config render SPEC [--base-url URL] [--model M] [-o config.yaml]
     evaljig-config lighteval run SPEC TASKS --custom-tasks FILE --run-dir DIR
                    [--path cli|python] [--base-url URL] [--model M] [--max-samples N]
-    evaljig-config lighteval preload -- COMMAND [ARGS...]
 
 ``lighteval run`` exits 1 when any request ended empty after the retry budget (lighteval
 itself exits 0 and scores it 0), 2 on bad input, and 130/143 on SIGINT/SIGTERM (after
@@ -46,10 +45,6 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--run-dir", type=Path, required=True, help="a new or empty directory for this run")
     run.add_argument("--path", choices=("cli", "python"), default="cli", help="lighteval CLI or Python API")
     run.add_argument("--max-samples", type=int, help="evaluate only the first N samples")
-    preload = lighteval.add_parser(
-        "preload", help="run COMMAND with a lighteval preload server: its CLI runs start ~7 s (CPU) faster"
-    )
-    preload.add_argument("argv", nargs=argparse.REMAINDER, metavar="-- COMMAND", help="e.g. -- pytest -n 2")
     return parser
 
 
@@ -132,8 +127,6 @@ def _error(message: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line; every failure is one line on stderr (2: bad input, 1: the run failed)."""
     args = _parser().parse_args(argv)
-    if args.command == "lighteval" and args.action == "preload":
-        return _preload(args.argv[1:] if args.argv[:1] == ["--"] else args.argv)
     try:
         with _stop_signals_raise():
             spec = _load(args)
@@ -146,17 +139,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 128 + signum
     except (ConfigError, LightEvalUnavailable, ValueError) as exc:
         return _error(str(exc))
-
-
-def _preload(command: list[str]) -> int:
-    from evaljig_config._preload import run_with_server
-
-    try:
-        return run_with_server(command)
-    except ConfigError as exc:
-        return _error(str(exc))
-    except OSError as exc:  # the command does not exist or cannot be run
-        return _error(f"{command[0]}: cannot run: {exc.strerror or exc}")
 
 
 def _render(spec: ProviderSpec, output: Path | None) -> int:

@@ -23,7 +23,6 @@ from evaljig_common import OFFLINE_ENV
 from evaljig_config._config_renderer import LightEvalConfigRenderer
 from evaljig_config._errors import ConfigError, RetryBudgetExhausted
 from evaljig_config._lighteval_import import import_lighteval_module
-from evaljig_config._preload import client_argv
 from evaljig_config._process_group import run_in_group, signals_deferred
 from evaljig_config._run_result import (
     LightEvalRun,
@@ -149,7 +148,6 @@ def run_cli(
     """``lighteval endpoint litellm`` as a subprocess in a fresh ``run_dir``.
 
     The child leads its own process group, stopped with everything in it on any way out.
-    Under ``evaljig-config lighteval preload`` it is started through the preload server.
     """
     custom_tasks = check_run_inputs(tasks, custom_tasks, max_samples)
     api_key = _api_key(spec)
@@ -163,7 +161,7 @@ def run_cli(
     argv[0] = executable
     env = run_env(run_dir, api_key)
     with _scrubbed_afterwards(run_dir, api_key):
-        returncode = run_in_group(client_argv(argv, env), cwd=run_dir, env=env, timeout_s=CLI_TIMEOUT_S)
+        returncode = run_in_group(argv, cwd=run_dir, env=env, timeout_s=CLI_TIMEOUT_S)
     stdout, stderr = _read_text(run_dir / "stdout.txt"), _read_text(run_dir / "stderr.txt")
     if returncode != 0:
         tail = scrub_text("\n".join(stderr.strip().splitlines()[-15:]), api_key)
