@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType
 
+from evaljig_common import one_line_errors
 from evaljig_config._config_renderer import LightEvalConfigRenderer
 from evaljig_config._errors import ConfigError, LightEvalUnavailable, RetryBudgetExhausted
 from evaljig_config._process_group import GRACE_S
@@ -124,8 +125,12 @@ def _error(message: str) -> int:
     return 2
 
 
+@one_line_errors("evaljig-config")
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line; every failure is one line on stderr (2: bad input, 1: the run failed)."""
+    """The command line; every failure is one line on stderr (2: bad input, 1: the run failed).
+
+    ``one_line_errors`` turns an ``OSError`` that gets out (stdout on a full disk) into one line.
+    """
     args = _parser().parse_args(argv)
     try:
         with _stop_signals_raise():
@@ -153,14 +158,8 @@ def _render(spec: ProviderSpec, output: Path | None) -> int:
 
 
 def _print(text: str) -> int:
-    """Write to stdout; a full or closed stdout is one line on stderr, not a traceback at exit."""
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except OSError as exc:
-        with contextlib.suppress(OSError):  # what is still buffered would fail again at interpreter exit
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return _error(f"stdout: cannot write: {exc.strerror or exc}")
+    """Write to stdout; a full or closed stdout fails in ``main``'s ``one_line_errors``."""
+    sys.stdout.write(text)
     return 0
 
 
