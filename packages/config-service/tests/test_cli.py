@@ -14,7 +14,7 @@ from evaljig_config import lighteval_available
 from evaljig_config._cli import main
 from testkit.cli import run_with_full_stdout
 
-from .conftest import SPEC
+from .placeholders import SPEC
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 
 from evaljig_report import collect, merge
 
-from .conftest import report_suite
+from .report_samples import report_suite
 
 SUITE = """
 import os
