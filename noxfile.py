@@ -53,8 +53,8 @@ PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 #: Installed next to the built wheels and into the lighteval stack.
 TEST_REQUIREMENTS = nox.project.dependency_groups(PYPROJECT, "test")
 REPORTS = ROOT / "reports"
-#: Tests may talk to servers on this machine only (TCP on loopback, Unix sockets: the preload server).
-LOOPBACK_ONLY = ["--allow-hosts=127.0.0.1,::1,localhost", "--allow-unix-socket"]
+#: Tests may talk to servers on this machine only (TCP on loopback).
+LOOPBACK_ONLY = ["--allow-hosts=127.0.0.1,::1,localhost"]
 PYTEST_OK = [0, 5]
 
 
@@ -230,19 +230,13 @@ def report(session: nox.Session) -> None:
 def lighteval(session: nox.Session) -> None:
     """The LEV contract matrix against the real lighteval (pinned, uv-installed in the stack venv).
 
-    lighteval's CLI runs fork from a preload server with torch & co. imported
-    (``EVALJIG_LIGHTEVAL_PRELOAD=0``: exec each one, as the nightly job does); ``--dist loadfile``
-    keeps the cases that import lighteval in-process on one worker.
+    Every CLI run execs ``lighteval`` as users run it; ``--dist loadfile`` keeps the cases that
+    import lighteval in-process on one worker.
     """
     bin_dir = stack.ensure(session, TEST_REQUIREMENTS)
     cov_args, cov_env = measured(session)
-    preload = (
-        []
-        if os.environ.get("EVALJIG_LIGHTEVAL_PRELOAD") == "0"
-        else [str(bin_dir / "evaljig-config"), "lighteval", "preload", "--"]
-    )
     session.run(
-        *preload, str(bin_dir / "pytest"), "packages/config-service/tests/lighteval", "-m", "lighteval",
+        str(bin_dir / "pytest"), "packages/config-service/tests/lighteval", "-m", "lighteval",
         "-n", workers(), "--dist", "loadfile", "-p", "no:cacheprovider", *LOOPBACK_ONLY, *cov_args, *session.posargs,
         env=stack.stack_env(bin_dir, {**report_env(session), **cov_env, "EVALJIG_REQUIRE_LIGHTEVAL": "1"}),
         success_codes=PYTEST_OK, external=True,

@@ -1,3 +1,5 @@
+"""Fixtures of the corpus tests: a writable copy of the installed corpus and a way to edit its fixtures."""
+
 from __future__ import annotations
 
 import json
@@ -11,7 +13,7 @@ import pytest
 
 from evaljig_corpus import corpus_root
 
-Edit = Callable[[str, Callable[[dict[str, Any]], None]], None]
+from .corpus_copies import Edit
 
 
 @pytest.fixture
@@ -20,14 +22,6 @@ def corpus_copy(tmp_path: Path) -> Path:
     with as_file(corpus_root()) as source:
         shutil.copytree(source, tmp_path / "corpus")
     return tmp_path / "corpus"
-
-
-def own_corpus(corpus_copy: Path, *capabilities: str) -> Path:
-    """A provider author's corpus: only the capability folders they support, no charter."""
-    for entry in corpus_copy.iterdir():
-        if entry.name not in capabilities:
-            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
-    return corpus_copy
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 
 from evaljig_corpus._cli import COMMANDS, main
 
-from .conftest import own_corpus
+from .corpus_copies import own_corpus
 
 FAKE_KEY = "sk-evaljig-cli-not-a-secret"
 

@@ -26,7 +26,7 @@ from evaljig_corpus import (
     validate_corpus,
 )
 
-from .conftest import own_corpus
+from .corpus_copies import own_corpus
 
 #: Set by ``nox -s package``: the tests must then import the installed wheel from this venv.
 INSTALLED_PREFIX = os.environ.get("EVALJIG_CORPUS_INSTALLED_PREFIX")

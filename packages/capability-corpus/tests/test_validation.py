@@ -12,7 +12,7 @@ import pytest
 from evaljig_corpus import FixtureError
 from evaljig_corpus._loader import corpus_problems, load_capability_fixture_at, validate_corpus_at
 
-from .conftest import Edit
+from .corpus_copies import Edit
 
 ONLY_FIXTURE_FILES = "only valid_baseline.json and invalid_<reason>.json files belong in a capability folder"
 

@@ -178,7 +178,7 @@ def test_files_in_hidden_folders_are_skipped(tmp_path: Path) -> None:
 
 
 #: A case file in the tool-eval proposal's shape, committed as its users would write it.
-PROPOSAL_FILE = Path(__file__).parent / "proposal_cases" / "analysis.json"
+PROPOSAL_FILE = Path(__file__).parent / "aliased_cases" / "analysis.json"
 PROPOSAL_CASES = json.loads(PROPOSAL_FILE.read_text(encoding="utf-8"))
 
 

@@ -14,7 +14,7 @@ from evaljig_config import lighteval_available
 from evaljig_config._cli import main
 from testkit.cli import run_with_full_stdout
 
-from .conftest import SPEC
+from .placeholders import SPEC
 
 
 @pytest.fixture
@@ -170,7 +170,7 @@ def _cli(args: list[str], max_file_bytes: int) -> tuple[int, str]:
 def test_stdout_to_dev_full_is_one_line_exit_2(spec_file: Path) -> None:
     proc = run_with_full_stdout("evaljig_config._cli", "render", str(spec_file))
     assert proc.returncode == 2
-    assert _one_line(proc.stderr) == "evaljig-config: stdout: cannot write: No space left on device\n"
+    assert _one_line(proc.stderr) == "evaljig-config: output: No space left on device\n"  # as every evaljig CLI
 
 
 def test_full_output_folder_is_one_line_exit_2(spec_file: Path, tmp_path: Path) -> None:

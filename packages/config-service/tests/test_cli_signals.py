@@ -23,7 +23,7 @@ import pytest
 
 from evaljig_gateway import Gateway
 
-from .conftest import FAKE_KEY_ENV, HOSTILE_KEY, SPEC, leaked
+from .placeholders import FAKE_KEY_ENV, HOSTILE_KEY, SPEC, leaked
 
 ORPHANS = ("orphan-child", "orphan-grandchild")
 DEADLINE_S = 120.0  # only bounds a hang; nothing is asserted about time

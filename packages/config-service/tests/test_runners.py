@@ -20,7 +20,7 @@ from evaljig_config import ProviderSpec, run_cli, run_python
 from evaljig_config._cli import main
 from evaljig_config._scrub import scrub_secret
 
-from .conftest import FAKE_KEY_ENV, HOSTILE_KEY, SPEC, leaked
+from .placeholders import FAKE_KEY_ENV, HOSTILE_KEY, SPEC, leaked
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """Replay the committed cassettes with no gateway and no lighteval (network blocked in nox -s tests).
 
-* ``factory.yaml``: ``LiteLLMCaller.complete()`` must send byte-for-byte what was recorded
+* ``litellm-caller.yaml``: ``LiteLLMCaller.complete()`` must send byte-for-byte what was recorded
   (a healthy call, then a fail-once model: 500, back-off, 200) and decode the answers.
 * ``python-path-mini-mmlu.yaml``: the requests lighteval's Python path made through litellm.
   Re-issuing each recorded body through ``litellm.completion`` must match the recording
@@ -22,7 +22,7 @@ from evaljig_config import LiteLLMCaller, load_provider_spec
 from evaljig_fixtures import CANONICAL_BASE_URL, replaying
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
-FACTORY = FIXTURES / "cassettes" / "factory.yaml"
+CALLER = FIXTURES / "cassettes" / "litellm-caller.yaml"
 PYTHON_PATH = FIXTURES / "cassettes" / "python-path-mini-mmlu.yaml"
 REPLAY_KEY = "sk-evaljig-replay-0000"
 
@@ -32,7 +32,7 @@ def _interactions(path: Path) -> list[dict[str, Any]]:
 
 
 def test_cassettes_hold_no_secrets_or_machine_details() -> None:
-    for path in (FACTORY, PYTHON_PATH):
+    for path in (CALLER, PYTHON_PATH):
         text = path.read_text(encoding="utf-8")
         assert "authorization" not in text.lower()
         assert "sk-" not in text
@@ -41,12 +41,12 @@ def test_cassettes_hold_no_secrets_or_machine_details() -> None:
             assert set(interaction["request"]["headers"]) <= {"content-type"}
 
 
-def test_factory_replay(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_litellm_caller_replays_its_cassette_byte_for_byte(monkeypatch: pytest.MonkeyPatch) -> None:
     spec = load_provider_spec(FIXTURES / "providers" / "fake-openai.json")
     assert spec.base_url == CANONICAL_BASE_URL
     monkeypatch.setenv(spec.api_key_env, REPLAY_KEY)
     sleeps: list[float] = []
-    with replaying(FACTORY) as cassette:
+    with replaying(CALLER) as cassette:
         healthy = LiteLLMCaller(spec, sleep=sleeps.append).complete(
             [{"role": "user", "content": "What is the capital of France?"}]
         )
@@ -56,7 +56,7 @@ def test_factory_replay(monkeypatch: pytest.MonkeyPatch) -> None:
         assert cassette.all_played
     assert healthy.choices[0].message.content  # type: ignore[union-attr]
     assert flaky.choices[0].message.content  # type: ignore[union-attr]
-    assert [i["response"]["status"]["code"] for i in _interactions(FACTORY)] == [200, 500, 200]
+    assert [i["response"]["status"]["code"] for i in _interactions(CALLER)] == [200, 500, 200]
     assert sleeps == [spec.retry.sleep]  # one back-off, for the one 500
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from evaljig_report._artifacts import MAX_NAME_CHARS, NameRegistry, sanitize_name, write_artifacts
 
-from .conftest import CSV, PNG, b64
+from .report_samples import CSV, PNG, b64
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ import pytest
 
 from evaljig_report import ATTACHMENT_KEY, schema_errors
 
-from .conftest import PNG, report_suite
+from .report_samples import PNG, report_suite
 
 ATTACHING_TESTS = f"""
 import base64

@@ -8,7 +8,7 @@ import pytest
 from evaljig_report import merge
 from evaljig_report._cli import main
 
-from .conftest import Populate, make_record
+from .report_samples import Populate, make_record
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import pytest
 from ci.browser import SKIP_REASON, find_chromium
 from evaljig_report import _html, merge, schema_errors
 
-from .conftest import CSV, PNG, Populate, b64, make_record
+from .report_samples import CSV, PNG, Populate, b64, make_record
 
 CHROMIUM_FLAGS = [
     "--headless",

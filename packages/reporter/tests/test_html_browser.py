@@ -17,7 +17,7 @@ import pytest
 
 from evaljig_report import _details, merge
 
-from .conftest import CSV, PNG, Populate, b64, make_record
+from .report_samples import CSV, PNG, Populate, b64, make_record
 from .test_html import CHROMIUM_FLAGS, SKIP_REASON, chromium
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is a dev dependency: make setup")

@@ -15,7 +15,7 @@ from evaljig_report import collect, merge
 from evaljig_report._cli import main
 from evaljig_report._details import case_detail
 
-from .conftest import CSV, PNG, Populate, b64, make_record
+from .report_samples import CSV, PNG, Populate, b64, make_record
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 
 from evaljig_report import schema_errors
 
-from .conftest import report_suite
+from .report_samples import report_suite
 
 EVAL_TESTS = """
 import pytest

@@ -12,7 +12,7 @@ from evaljig_report._layout import Layout
 from evaljig_report._recorder import Recorder, write_session_index
 from evaljig_report._schema import ARTIFACT_FILE
 
-from .conftest import CSV, PNG, b64, make_record
+from .report_samples import CSV, PNG, b64, make_record
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""Real ``pytest -n 2`` runs of a tool-eval suite: one tool run per case, crashes never lose a case."""
+"""Real ``pytest -n 2`` runs: xdist's own scheduler unless per-case scheduling is asked for; then one
+tool run per case, and crashes never lose a case."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from evaljig_report import collect, merge
 
-from .conftest import report_suite
+from .report_samples import report_suite
 
 SUITE = """
 import os
@@ -72,8 +73,45 @@ def rows(index: Path) -> dict[str, dict[str, Any]]:
     return {r["case_id"]: r for r in json.loads(index.read_text())["cases"]}
 
 
-def test_plain_n2_runs_each_case_once_on_one_worker_and_spreads_cases(suite: pytest.Pytester) -> None:
-    result = suite.runpytest_subprocess("-p", "xdist", "-n", "2", "-p", "no:cacheprovider", "-p", "no:randomly")
+XDIST_N2 = ("-p", "xdist", "-n", "2", "-p", "no:cacheprovider", "-p", "no:randomly")
+BY_CASE = "--evaljig-schedule-by-case"
+
+
+def test_an_unrelated_suite_under_n2_is_scheduled_by_xdists_own_scheduler(pytester: pytest.Pytester) -> None:
+    """Installing the reporter changes nothing for a project that did not ask for per-case scheduling."""
+    pytester.makepyfile(
+        test_plain="import pytest\n\n@pytest.mark.parametrize('n', range(6))\ndef test_n(n):\n    pass\n"
+    )
+    result = pytester.runpytest_subprocess(*XDIST_N2, "-v")
+    result.assert_outcomes(passed=6)
+    result.stdout.fnmatch_lines(["scheduling tests via LoadScheduling"])
+    result.stdout.no_fnmatch_line("*CaseScheduling*")
+    result.stdout.no_fnmatch_line("*evaljig-report: * eval case(s)*")  # no eval cases, nothing to say
+
+
+def test_a_tool_eval_suite_without_the_option_keeps_xdists_scheduler_and_says_so(suite: pytest.Pytester) -> None:
+    result = suite.runpytest_subprocess(*XDIST_N2, "-v")
+    result.assert_outcomes(passed=36)
+    result.stdout.fnmatch_lines(
+        [
+            "scheduling tests via LoadScheduling",
+            "evaljig-report: 12 eval case(s) have several items that --dist load may run on different workers,*"
+            "add --evaljig-schedule-by-case*",
+        ]
+    )
+
+
+def test_the_ini_option_turns_case_scheduling_on(suite: pytest.Pytester) -> None:
+    suite.makeini("[pytest]\nevaljig_schedule_by_case = true\n")
+    result = suite.runpytest_subprocess(*XDIST_N2, "-v")
+    result.assert_outcomes(passed=36)
+    result.stdout.fnmatch_lines(["scheduling tests via CaseScheduling"])
+    result.stdout.no_fnmatch_line("*eval case(s) have several items*")
+    assert sorted(Counter(case for case, _ in tool_runs(suite)).values()) == [1] * 12
+
+
+def test_by_case_n2_runs_each_case_once_on_one_worker_and_spreads_cases(suite: pytest.Pytester) -> None:
+    result = suite.runpytest_subprocess(*XDIST_N2, BY_CASE)
     result.assert_outcomes(passed=36)
     runs = tool_runs(suite)
     assert sorted(Counter(case for case, _ in runs).values()) == [1] * 12  # one tool run per case
@@ -83,11 +121,11 @@ def test_plain_n2_runs_each_case_once_on_one_worker_and_spreads_cases(suite: pyt
     assert all(len(d["metrics"]) == 3 for d in docs)
 
 
-def test_worker_crash_mid_case_is_an_error_naming_the_worker_and_no_case_is_lost(
+def test_by_case_a_worker_crash_mid_case_is_an_error_naming_the_worker_and_no_case_is_lost(
     suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CRASH_CASE", "city-03")
-    result = suite.runpytest_subprocess("-p", "xdist", "-n", "2", "-p", "no:cacheprovider", "-p", "no:randomly")
+    result = suite.runpytest_subprocess(*XDIST_N2, BY_CASE)
     result.stdout.fnmatch_lines(["*crashed while running*city-03*"])
     crashed_runs = [w for case, w in tool_runs(suite) if case == "city-03"]
     assert len(crashed_runs) == 1  # the crashing case is not handed to the next worker

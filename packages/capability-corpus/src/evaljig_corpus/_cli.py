@@ -1,9 +1,6 @@
 """``evaljig-corpus``: check the corpus, list it, run it against an OpenAI-compatible endpoint.
 
 Each subcommand is one ``Command`` in ``COMMANDS`` (name, help, arguments, handler).
-``build_parser`` takes the program name and commands, so ``evaljig-fixtures`` (which keeps
-these subcommands for one release) builds its parser from the same pieces; messages name
-the program the user ran (``args.prog``).
 """
 
 from __future__ import annotations

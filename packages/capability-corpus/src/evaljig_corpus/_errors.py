@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from evaljig_common import EvaljigError
 
-class EvaljigCorpusError(Exception):
+
+class EvaljigCorpusError(EvaljigError):
     """Base of every error this package raises on purpose, so callers can catch one type."""
 
 

@@ -13,6 +13,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from evaljig_common import EvaljigError
+
 __all__ = ["MAX_DEPTH", "MAX_INT_DIGITS", "JsonInputError", "duplicates", "loads", "loads_bytes"]
 
 MAX_DEPTH = 64
@@ -21,7 +23,7 @@ MAX_INT_DIGITS = 4300
 """Python's default ``int`` string limit, enforced here whatever ``sys.set_int_max_str_digits`` says."""
 
 
-class JsonInputError(ValueError):
+class JsonInputError(EvaljigError, ValueError):
     """The text is not JSON this reader accepts; the message is the reason, without a file name."""
 
 

@@ -6,8 +6,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from evaljig_common import EvaljigError
 
-class CaseLoadError(ValueError):
+
+class CaseLoadError(EvaljigError, ValueError):
     """A case file or folder could not be turned into valid, uniquely named cases."""
 
     def __init__(self, message: str, *, path: Path | None = None, case: str | None = None) -> None:

@@ -5,9 +5,10 @@ inherited ``test_metric`` is parametrized over cases (class scope) and metrics, 
 case and the class-scoped ``evaljig_run`` fixture runs the tool once per case, with the declared
 ``patches`` active from before the tool runs until the case's last metric item is done.
 
-Under xdist the reporter plugin schedules all items of one case (recognised by the ``evaljig_case``
-parameter) on one worker when ``--dist load`` (``-n``'s default) is used, so the tool runs exactly
-once per (class, case) while different cases spread over the workers.
+Under xdist, with ``--evaljig-schedule-by-case`` (or the ini option ``evaljig_schedule_by_case``),
+the reporter plugin schedules all items of one case (recognised by the ``evaljig_case`` parameter)
+on one worker when ``--dist load`` (``-n``'s default) is used, so the tool runs exactly once per
+(class, case) while different cases spread over the workers.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ Stdlib only, so the noxfile can import it from nox's own venv.
 
 from evaljig_common._atomic import TMP_SUFFIX, open_atomic, open_atomic_binary, write_bytes_atomic, write_text_atomic
 from evaljig_common._cli import one_line_errors
+from evaljig_common._errors import EvaljigError
 from evaljig_common._offline import OFFLINE_ENV
 from evaljig_common._records import RECORD_KEY, valid_text
 from evaljig_common._runid import claim_run, explicit_run_id, run_id, safe_segment
@@ -13,6 +14,7 @@ __all__ = [
     "OFFLINE_ENV",
     "RECORD_KEY",
     "TMP_SUFFIX",
+    "EvaljigError",
     "claim_run",
     "explicit_run_id",
     "one_line_errors",

@@ -4,7 +4,6 @@
     evaljig-config lighteval run SPEC TASKS --custom-tasks FILE --run-dir DIR
                    [--path cli|python] [--base-url URL] [--model M] [--max-samples N]
     evaljig-config lighteval check
-    evaljig-config lighteval preload -- COMMAND [ARGS...]
 
 ``lighteval run`` exits 1 when any request ended empty after the retry budget (lighteval
 itself exits 0 and scores it 0), 2 on bad input, and 130/143 on SIGINT/SIGTERM (after
@@ -26,6 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType
 
+from evaljig_common import one_line_errors
 from evaljig_config._config_renderer import LightEvalConfigRenderer
 from evaljig_config._errors import ConfigError, LightEvalUnavailable, RetryBudgetExhausted
 from evaljig_config._process_group import GRACE_S
@@ -50,10 +50,6 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--path", choices=("cli", "python"), default="cli", help="lighteval CLI or Python API")
     run.add_argument("--max-samples", type=int, help="evaluate only the first N samples")
     lighteval.add_parser("check", help="import what a lighteval run needs, offline; one line per broken package")
-    preload = lighteval.add_parser(
-        "preload", help="run COMMAND with a lighteval preload server: its CLI runs start ~7 s (CPU) faster"
-    )
-    preload.add_argument("argv", nargs=argparse.REMAINDER, metavar="-- COMMAND", help="e.g. -- pytest -n 2")
     return parser
 
 
@@ -133,11 +129,13 @@ def _error(message: str) -> int:
     return 2
 
 
+@one_line_errors("evaljig-config")
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line; every failure is one line on stderr (2: bad input, 1: the run failed)."""
+    """The command line; every failure is one line on stderr (2: bad input, 1: the run failed).
+
+    ``one_line_errors`` turns an ``OSError`` that gets out (stdout on a full disk) into one line.
+    """
     args = _parser().parse_args(argv)
-    if args.command == "lighteval" and args.action == "preload":
-        return _preload(args.argv[1:] if args.argv[:1] == ["--"] else args.argv)
     if args.command == "lighteval" and args.action == "check":
         return _check()
     try:
@@ -152,17 +150,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 128 + signum
     except (ConfigError, LightEvalUnavailable, ValueError) as exc:
         return _error(str(exc))
-
-
-def _preload(command: list[str]) -> int:
-    from evaljig_config._preload import run_with_server
-
-    try:
-        return run_with_server(command)
-    except ConfigError as exc:
-        return _error(str(exc))
-    except OSError as exc:  # the command does not exist or cannot be run
-        return _error(f"{command[0]}: cannot run: {exc.strerror or exc}")
 
 
 def _check() -> int:
@@ -201,14 +188,8 @@ def _render(spec: ProviderSpec, output: Path | None) -> int:
 
 
 def _print(text: str) -> int:
-    """Write to stdout; a full or closed stdout is one line on stderr, not a traceback at exit."""
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except OSError as exc:
-        with contextlib.suppress(OSError):  # what is still buffered would fail again at interpreter exit
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return _error(f"stdout: cannot write: {exc.strerror or exc}")
+    """Write to stdout; a full or closed stdout fails in ``main``'s ``one_line_errors``."""
+    sys.stdout.write(text)
     return 0
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from evaljig_common import EvaljigError
 
-class ConfigError(ValueError):
+
+class ConfigError(EvaljigError, ValueError):
     """A provider spec or config request that cannot be used; names file, field and reason."""
 
 
-class RetryBudgetExhausted(RuntimeError):  # noqa: N818 - the name is the contract
+class RetryBudgetExhausted(EvaljigError, RuntimeError):  # noqa: N818 - the name is the contract
     """Every attempt of the retry budget failed (or came back empty)."""
 
     def __init__(self, model: str, attempts: int, last_error: str) -> None:
@@ -17,5 +19,5 @@ class RetryBudgetExhausted(RuntimeError):  # noqa: N818 - the name is the contra
         super().__init__(f"model '{model}': retry budget of {attempts} attempt(s) exhausted; last error: {last_error}")
 
 
-class LightEvalUnavailable(RuntimeError):  # noqa: N818
+class LightEvalUnavailable(EvaljigError, RuntimeError):  # noqa: N818
     """lighteval is not importable in this environment."""

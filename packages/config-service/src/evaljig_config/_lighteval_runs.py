@@ -15,16 +15,15 @@ import logging
 import os
 import shutil
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple, TypeVar
 
 from evaljig_config._config_renderer import LightEvalConfigRenderer
 from evaljig_config._errors import ConfigError, RetryBudgetExhausted
 from evaljig_config._lighteval_import import import_lighteval_module
 from evaljig_config._lighteval_setup import lighteval_run_env as run_env
 from evaljig_config._lighteval_setup import prepare_lighteval, prepare_run_dir
-from evaljig_config._preload import client_argv
 from evaljig_config._process_group import run_in_group, signals_deferred
 from evaljig_config._run_result import (
     LightEvalRun,
@@ -39,6 +38,7 @@ from evaljig_config._spec import ProviderSpec
 
 LITELLM_LOGGER = "lighteval.models.endpoints.litellm_model"
 CLI_TIMEOUT_S = 900
+_T = TypeVar("_T")
 
 
 def lighteval_executable() -> str:
@@ -106,6 +106,35 @@ def _api_key(spec: ProviderSpec) -> str:
     return key
 
 
+class _Prepared(NamedTuple):
+    """What both runners settle before lighteval starts."""
+
+    custom_tasks: Path
+    """Made absolute, before a runner changes directory."""
+    api_key: str
+    run_dir: Path
+    """Fresh and empty."""
+
+
+def _prepare(
+    spec: ProviderSpec,
+    tasks: str,
+    custom_tasks: Path,
+    run_dir: Path,
+    max_samples: int | None,
+    find_lighteval: Callable[[], _T],
+) -> tuple[_Prepared, _T]:
+    """Both runners' preamble, in one order: arguments, key, lighteval (``find_lighteval``), then the run directory.
+
+    Everything that can be refused is refused before ``run_dir`` is touched, so a retry can reuse it.
+    """
+    custom_tasks = check_run_inputs(tasks, custom_tasks, max_samples)
+    api_key = _api_key(spec)
+    found = find_lighteval()  # says how to get it, before anything is written
+    prepare_lighteval()  # its offline placeholder, where lighteval is installed beside us
+    return _Prepared(custom_tasks, api_key, prepare_run_dir(run_dir)), found
+
+
 @contextlib.contextmanager
 def _scrubbed_afterwards(run_dir: Path, api_key: str) -> Iterator[None]:
     """Mask the key in everything under ``run_dir`` on every way out: return, exception, Ctrl-C, SIGTERM."""
@@ -132,13 +161,10 @@ def run_cli(
     """``lighteval endpoint litellm`` as a subprocess in a fresh ``run_dir``.
 
     The child leads its own process group, stopped with everything in it on any way out.
-    Under ``evaljig-config lighteval preload`` it is started through the preload server.
     """
-    custom_tasks = check_run_inputs(tasks, custom_tasks, max_samples)
-    api_key = _api_key(spec)
-    executable = lighteval_executable()
-    prepare_lighteval()
-    run_dir = prepare_run_dir(run_dir)
+    (custom_tasks, api_key, run_dir), executable = _prepare(
+        spec, tasks, custom_tasks, run_dir, max_samples, lighteval_executable
+    )
     service = LightEvalConfigRenderer(spec)
     config = service.write_config(run_dir / "config.yaml")
     argv = service.cli_argv(
@@ -147,7 +173,7 @@ def run_cli(
     argv[0] = executable
     env = run_env(run_dir, api_key)
     with _scrubbed_afterwards(run_dir, api_key):
-        returncode = run_in_group(client_argv(argv, env), cwd=run_dir, env=env, timeout_s=CLI_TIMEOUT_S)
+        returncode = run_in_group(argv, cwd=run_dir, env=env, timeout_s=CLI_TIMEOUT_S)
     stdout, stderr = _read_text(run_dir / "stdout.txt"), _read_text(run_dir / "stderr.txt")
     if returncode != 0:
         tail = scrub_text("\n".join(stderr.strip().splitlines()[-15:]), api_key)
@@ -189,11 +215,9 @@ def run_python(
     check: bool = True,
 ) -> LightEvalRun:
     """lighteval's ``Pipeline`` in this process, in a fresh ``run_dir`` (not thread-safe: it changes cwd)."""
-    custom_tasks = check_run_inputs(tasks, custom_tasks, max_samples)
-    api_key = _api_key(spec)
-    import_lighteval_module("lighteval")  # says how to get it, before anything is written
-    prepare_lighteval()
-    run_dir = prepare_run_dir(run_dir)
+    (custom_tasks, api_key, run_dir), _ = _prepare(
+        spec, tasks, custom_tasks, run_dir, max_samples, lambda: import_lighteval_module("lighteval")
+    )
     with _scrubbed_afterwards(run_dir, api_key):
         stdout, log = _evaluate(spec, tasks, custom_tasks, run_dir, max_samples, api_key)
     run = _result("python", run_dir, stdout=scrub_text(stdout, api_key), log=scrub_text(log, api_key), returncode=None)

@@ -8,50 +8,19 @@ run, the test's captured output and the gateway journal — with the api key scr
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
-import shlex
-import subprocess
-from collections.abc import Callable, Generator
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Generator
 from typing import Any
 
 import pytest
 
-from evaljig_config import (
-    LightEvalConfigRenderer,
-    LightEvalRun,
-    ProviderSpec,
-    lighteval_available,
-    load_provider_spec,
-    run_cli,
-    run_python,
-)
-from evaljig_config._preload import SERVER_ENV
-from evaljig_config._preload_client import NOTE_PREFIX
-from evaljig_config._scrub import scrub_text
+from evaljig_config import ProviderSpec, lighteval_available, load_provider_spec
 from evaljig_gateway import Gateway
 from evaljig_report import ATTACHMENT_KEY
 
-ROOT = Path(__file__).resolve().parents[4]
-FIXTURES = ROOT / "fixtures"
-EXPECTED_CONFIG = FIXTURES / "configs" / "expected-config.yaml"
-EXPECTED_STDOUT = FIXTURES / "configs" / "expected-cli-stdout.txt"
-SDK_CALLS_PER_ATTEMPT = 3  # 1 + the OpenAI SDK's 2 retries inside litellm (see test_lev_api.py)
-FAKE_KEY_ENV = "EVALJIG_FAKE_API_KEY"
-FAKE_KEY = "sk-evaljig-fake-0000"  # a placeholder the gateway ignores; must never appear in any file
-
-
-@dataclass(frozen=True)
-class Dataset:
-    task: str
-    """lighteval task spec, e.g. ``mini_mmlu|0``."""
-    module: Path
-    rows: int
-    answer_key: dict[str, str]
+from .lev_inputs import FAKE_KEY, FAKE_KEY_ENV, FIXTURES, Dataset, extract_dataset
+from .lev_trace import LevTrace, debug_files, scrub
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -78,23 +47,14 @@ def provider(gateway: Gateway) -> ProviderSpec:
     return load_provider_spec(FIXTURES / "providers" / "fake-openai.json").with_base_url(gateway.base_url)
 
 
-def _dataset(tmp_path_factory: pytest.TempPathFactory, name: str, task: str) -> Dataset:
-    from evaljig_fixtures import load_dataset_package
-
-    package = load_dataset_package(FIXTURES / "datasets" / f"{name}.eval752.zip")
-    folder = tmp_path_factory.mktemp(name)
-    package.extract_to(folder)
-    return Dataset(f"{task}|0", folder / f"{task}.py", len(package.rows), dict(package.answer_key))
-
-
 @pytest.fixture(scope="session")
 def mini_mmlu(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
-    return _dataset(tmp_path_factory, "mini-mmlu", "mini_mmlu")
+    return extract_dataset(tmp_path_factory, "mini-mmlu", "mini_mmlu")
 
 
 @pytest.fixture(scope="session")
 def polyglot(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
-    return _dataset(tmp_path_factory, "polyglot", "polyglot")
+    return extract_dataset(tmp_path_factory, "polyglot", "polyglot")
 
 
 @pytest.fixture
@@ -107,118 +67,12 @@ def lev(request: pytest.FixtureRequest) -> Any:
     return record
 
 
-def assert_no_secret(folder: Path) -> None:
-    leaked = [p for p in folder.rglob("*") if p.is_file() and FAKE_KEY.encode() in p.read_bytes()]
-    assert not leaked, f"the api key was left in {leaked}"
-
-
-TAIL_LINES = 200
-TAIL_CHARS = 64 * 1024
-JOURNAL_CALLS = 500
-
-
-@dataclass
-class Invocation:
-    """One run a LEV test started, as far as a failure report needs it."""
-
-    label: str
-    argv: list[str]
-    run_dir: Path | None = None
-    spec: ProviderSpec | None = None
-    stdout: str | None = None
-    stderr: str | None = None
-
-
-@dataclass
-class LevTrace:
-    """Starts the runs of one LEV test and remembers them (``trace.cli(...)`` is ``run_cli(...)``)."""
-
-    invocations: list[Invocation] = field(default_factory=list)
-
-    def cli(self, spec: ProviderSpec, tasks: str, *, custom_tasks: Path, run_dir: Path, **kw: Any) -> LightEvalRun:
-        argv = LightEvalConfigRenderer(spec).cli_argv(
-            run_dir.resolve() / "config.yaml", tasks, custom_tasks=custom_tasks.resolve(),
-            output_dir=run_dir.resolve() / "out", max_samples=kw.get("max_samples"),
-        )  # fmt: skip
-        self.invocations.append(Invocation("cli", argv, run_dir, spec))
-        run = run_cli(spec, tasks, custom_tasks=custom_tasks, run_dir=run_dir, **kw)
-        if os.environ.get(SERVER_ENV):  # under `evaljig-config lighteval preload`: no silent slow path
-            stderr = (run.run_dir / "stderr.txt").read_text(encoding="utf-8")
-            assert NOTE_PREFIX not in stderr, "the preload server did not run lighteval:\n" + stderr
-        return run
-
-    def python(self, spec: ProviderSpec, tasks: str, *, custom_tasks: Path, run_dir: Path, **kw: Any) -> LightEvalRun:
-        argv = [
-            "run_python",
-            tasks,
-            f"custom_tasks={custom_tasks}",
-            f"run_dir={run_dir}",
-            f"max_samples={kw.get('max_samples')}",
-        ]
-        self.invocations.append(Invocation("python", argv, run_dir, spec))
-        return run_python(spec, tasks, custom_tasks=custom_tasks, run_dir=run_dir, **kw)
-
-    def in_process(self, label: str, main: Callable[[list[str]], int], argv: list[str]) -> tuple[int, str, str]:
-        """Run a CLI's ``main(argv)`` in this process (lighteval is imported once per worker, not per run)."""
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(argv)
-        self.invocations.append(Invocation(label, argv, stdout=out.getvalue(), stderr=err.getvalue()))
-        return code, out.getvalue(), err.getvalue()
-
-    def subprocess(self, argv: list[str], *, cwd: Path) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=cwd)
-        self.invocations.append(Invocation("subprocess", argv, stdout=done.stdout, stderr=done.stderr))
-        return done
-
-
 _TRACE = pytest.StashKey[LevTrace]()
 
 
 @pytest.fixture
 def trace(request: pytest.FixtureRequest) -> LevTrace:
     return request.node.stash.setdefault(_TRACE, LevTrace())
-
-
-def _tail(text: str) -> str:
-    return "\n".join(text.splitlines()[-TAIL_LINES:])[-TAIL_CHARS:] + "\n"
-
-
-def _read(path: Path) -> str | None:
-    return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
-
-
-def debug_files(trace: LevTrace | None, gateway: Gateway | None, report: pytest.TestReport) -> dict[str, str]:
-    """File name -> text of everything a failed LEV test leaves for its reader (not yet scrubbed)."""
-    files: dict[str, str] = {}
-    invocations = trace.invocations if trace is not None else []
-    if invocations:
-        files["argv.txt"] = "".join(f"#{n} {i.label}: {shlex.join(i.argv)}\n" for n, i in enumerate(invocations, 1))
-    for n, inv in enumerate(invocations, 1):
-        prefix = f"run{n}-{inv.label}"
-        config = _read(inv.run_dir / "config.yaml") if inv.run_dir else None
-        if config is None and inv.spec is not None:
-            config = LightEvalConfigRenderer(inv.spec).render_yaml()  # the run stopped before writing it
-        streams = {"stdout": inv.stdout, "stderr": inv.stderr}
-        if inv.run_dir is not None:
-            streams = {name: _read(inv.run_dir / f"{name}.txt") for name in streams}
-        for name, text in [("config.yaml", config), *((f"{k}-tail.txt", v) for k, v in streams.items())]:
-            if text is not None:
-                files[f"{prefix}-{name}"] = text if name.endswith(".yaml") else _tail(text)
-    captured = [(name, text) for name, text in report.sections if text.strip()]
-    if captured:
-        files["pytest-captured-tail.txt"] = "".join(f"----- {name} -----\n{_tail(text)}" for name, text in captured)
-    if gateway is not None:
-        calls = gateway.calls()[-JOURNAL_CALLS:]
-        files["gateway-journal.jsonl"] = "".join(json.dumps(c.as_dict(), sort_keys=True) + "\n" for c in calls)
-    return files
-
-
-def scrub(text: str, secrets: set[str]) -> str:
-    """Every spelling of every secret (raw, JSON-escaped, URL-encoded) masked, as the runners do."""
-    for secret in secrets:
-        text = scrub_text(text, secret)
-    return text
 
 
 @pytest.hookimpl(wrapper=True)

@@ -36,16 +36,16 @@ from evaljig_config import (
 )
 from evaljig_gateway import Gateway
 
-from .conftest import (
+from .lev_inputs import (
     EXPECTED_CONFIG,
     EXPECTED_STDOUT,
     FIXTURES,
     ROOT,
     SDK_CALLS_PER_ATTEMPT,
     Dataset,
-    LevTrace,
     assert_no_secret,
 )
+from .lev_trace import LevTrace
 
 pytestmark = pytest.mark.lighteval
 

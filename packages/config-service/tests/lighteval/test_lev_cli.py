@@ -19,7 +19,8 @@ from evaljig_config import (
 )
 from evaljig_gateway import Gateway
 
-from .conftest import EXPECTED_CONFIG, EXPECTED_STDOUT, FIXTURES, Dataset, LevTrace, assert_no_secret
+from .lev_inputs import EXPECTED_CONFIG, EXPECTED_STDOUT, FIXTURES, Dataset, assert_no_secret
+from .lev_trace import LevTrace
 
 pytestmark = pytest.mark.lighteval
 

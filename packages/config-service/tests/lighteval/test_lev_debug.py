@@ -18,7 +18,7 @@ import pytest
 
 from evaljig_report import schema_errors
 
-from .conftest import FIXTURES, assert_no_secret
+from .lev_inputs import FIXTURES, assert_no_secret
 
 HERE = Path(__file__).resolve().parent
 
@@ -79,9 +79,11 @@ def lev_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> p
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("EVALJIG_REPORT_DIR", str(pytester.path / "reports"))
     monkeypatch.delenv("EVALJIG_REPORT", raising=False)
-    (pytester.path / "conftest.py").write_text((HERE / "conftest.py").read_text(encoding="utf-8"), encoding="utf-8")
+    inner = pytester.mkpydir("lev")  # a package, so the conftest's relative imports of its helpers resolve
+    for name in ("conftest.py", "lev_inputs.py", "lev_trace.py"):
+        (inner / name).write_text((HERE / name).read_text(encoding="utf-8"), encoding="utf-8")
     spec = str(FIXTURES / "providers" / "fake-openai.json")
-    pytester.makepyfile(test_inner=INNER_TESTS.format(spec=spec))
+    (inner / "test_inner.py").write_text(INNER_TESTS.format(spec=spec), encoding="utf-8")
     return pytester
 
 

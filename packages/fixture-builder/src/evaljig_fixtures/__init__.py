@@ -1,8 +1,6 @@
 """evaljig-fixtures: the deterministic fixture builder (``evaljig-fixtures regen``), dataset packages and cassettes.
 
-The capability fixture corpus and its conformance helpers moved to ``evaljig_corpus``
-(distribution ``evaljig-corpus``); their old names here still work for one release, each
-warning once with a ``DeprecationWarning`` that names the new import.
+The capability fixture corpus and its conformance helpers are ``evaljig_corpus``'s.
 """
 
 from __future__ import annotations
@@ -12,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from evaljig_fixtures._datasets import DatasetPackage, load_dataset_package
 from evaljig_fixtures._errors import BuildError, DatasetPackageError, EvaljigFixturesError
-from evaljig_fixtures._moved import warn_moved
 
 if TYPE_CHECKING:  # imported on first use: vcrpy is not needed to load a dataset package
     from evaljig_fixtures._cassettes import CANONICAL_BASE_URL, recording, replaying
@@ -30,55 +27,11 @@ __all__ = [
 
 _LAZY = dict.fromkeys(("CANONICAL_BASE_URL", "recording", "replaying"), "evaljig_fixtures._cassettes")
 
-#: Old name here -> its name in ``evaljig_corpus`` (deprecated for one release).
-_MOVED_TO_CORPUS = {
-    **{
-        name: name
-        for name in (
-            "CAPABILITIES",
-            "CAPABILITY_FIXTURE_NAMES",
-            "CONFORMANCE_CHECKS",
-            "DATA_CLASSES",
-            "FIXTURE_NAMES",
-            "FIXTURE_SCHEMA_VERSION",
-            "CapabilityFixture",
-            "ConformanceError",
-            "FixtureError",
-            "Target",
-            "assert_chat_conformance",
-            "assert_completion_conformance",
-            "assert_embed_conformance",
-            "assert_logprobs_conformance",
-            "assert_models_conformance",
-            "assert_stream_conformance",
-            "assert_tools_conformance",
-            "configured_client",
-            "iter_all_fixtures",
-            "iter_capability_fixtures",
-            "list_fixture_names",
-            "load_capability_fixture",
-            "run_corpus",
-            "validate_corpus",
-        )
-    },
-    "Outcome": "FixtureVerdict",
-}
-#: Old names whose objects are internal to ``evaljig_corpus``'s conformance run now.
-_NOW_INTERNAL = {"CHAT_PLACEHOLDER", "EMBED_PLACEHOLDER", "render_table"}
-
 
 def __getattr__(name: str) -> object:
-    """PEP 562: the cassette helpers on first use, and the moved corpus names with a warning (once per name)."""
-    if name in _LAZY:
-        value: object = getattr(importlib.import_module(_LAZY[name]), name)
-    elif name in _NOW_INTERNAL:
-        warn_moved(f"evaljig_fixtures.{name}", "`evaljig-corpus conformance` (its table and placeholder models)")
-        value = getattr(importlib.import_module("evaljig_corpus._corpus_run"), name)
-    elif name in _MOVED_TO_CORPUS:
-        new = _MOVED_TO_CORPUS[name]
-        warn_moved(f"evaljig_fixtures.{name}", f"`from evaljig_corpus import {new}`")
-        value = getattr(importlib.import_module("evaljig_corpus"), new)
-    else:
+    """PEP 562: the cassette helpers on first use (vcrpy is imported only then)."""
+    if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value  # later lookups find it here: no second warning, no second import
+    value: object = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value  # later lookups find it here: no second import
     return value

@@ -5,8 +5,10 @@ The corpus's own errors (``FixtureError``, ``ConformanceError``) live in ``evalj
 
 from __future__ import annotations
 
+from evaljig_common import EvaljigError
 
-class EvaljigFixturesError(Exception):
+
+class EvaljigFixturesError(EvaljigError):
     """Base of every error this package raises on purpose, so callers can catch one type."""
 
 

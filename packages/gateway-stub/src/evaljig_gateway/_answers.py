@@ -7,10 +7,11 @@ from pathlib import Path
 
 import orjson
 
+from evaljig_common import EvaljigError
 from evaljig_gateway._content import AnswerKey
 
 
-class AnswerKeyError(ValueError):
+class AnswerKeyError(EvaljigError, ValueError):
     """An answer-key file that cannot be used; the message names the file and the place."""
 
 

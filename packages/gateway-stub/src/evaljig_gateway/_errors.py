@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from evaljig_common import EvaljigError
+
 _TYPES = {
     400: "invalid_request_error",
     404: "invalid_request_error",
@@ -25,7 +27,7 @@ _CODES = {
 
 
 @dataclass(slots=True)
-class GatewayError(Exception):
+class GatewayError(EvaljigError):
     """An error answered to the client as ``{"error": {...}}`` with ``status``."""
 
     status: int

@@ -12,6 +12,7 @@ from typing import Self
 
 import uvicorn
 
+from evaljig_common import EvaljigError
 from evaljig_gateway._answers import load_answer_key
 from evaljig_gateway._app import DEFAULT_RETRY_AFTER_MS, GatewayApp
 from evaljig_gateway._content import AnswerKey
@@ -23,7 +24,7 @@ LOOPBACK = "127.0.0.1"
 _START_TIMEOUT_S = 20.0
 
 
-class GatewayStartError(RuntimeError):
+class GatewayStartError(EvaljigError, RuntimeError):
     """The server could not bind or did not come up."""
 
 

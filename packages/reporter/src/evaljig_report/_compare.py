@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from evaljig_common import EvaljigError
 from evaljig_report._collect import collect
 from evaljig_report._layout import INDEX_FILE, MERGED_DIR
 from evaljig_report._schema import CASE_STATUSES, METRIC_STATUSES
@@ -36,7 +37,7 @@ class StatusScore(NamedTuple):
     score: float | None
 
 
-class CompareError(Exception):
+class CompareError(EvaljigError):
     """An input that is neither a merged index nor a folder that can be merged."""
 
 

@@ -1,5 +1,8 @@
 """xdist scheduling by case: all items of one case on one worker, different cases on any worker.
 
+Opt-in (``--evaljig-schedule-by-case`` or the ini option ``evaljig_schedule_by_case``): a project
+that installs the reporter without asking keeps xdist's own scheduler.
+
 A tool-eval case is one tool run shared by several metric items (a class-scoped fixture). With
 xdist's ``--dist load`` those items land on different workers, each running the tool again, so
 a case could show one worker's output and another's scores. This scheduler makes each case one

@@ -31,13 +31,13 @@ from evaljig_gateway import Gateway
 PROVIDER = "providers/fake-openai.json"
 CONFIG = "configs/expected-config.yaml"
 CLI_STDOUT = "configs/expected-cli-stdout.txt"
-FACTORY_CASSETTE = "cassettes/factory.yaml"
+CALLER_CASSETTE = "cassettes/litellm-caller.yaml"
 PYTHON_PATH_CASSETTE = "cassettes/python-path-mini-mmlu.yaml"
 MINI_MMLU = "datasets/mini-mmlu.eval752.zip"
 MINI_MMLU_TASK = "mini_mmlu|0"
 #: The placeholder key used while recording; the gateway ignores keys. Never a real credential.
 RECORDING_KEY = "sk-evaljig-recording-0000"
-FACTORY_PROMPTS = (
+CALLER_PROMPTS = (
     ("gpt-stub", "What is the capital of France?"),
     ("fail-once", "Name a prime number."),
 )
@@ -54,14 +54,14 @@ def build_config(out_dir: Path, ctx: BuildContext) -> list[Path]:
     return [out]
 
 
-def build_factory_cassette(out_dir: Path, ctx: BuildContext) -> list[Path]:
-    """``cassettes/factory.yaml``: ``LiteLLMCaller.complete()`` on a healthy and a fail-once model."""
+def build_caller_cassette(out_dir: Path, ctx: BuildContext) -> list[Path]:
+    """``cassettes/litellm-caller.yaml``: ``LiteLLMCaller.complete()`` on a healthy and a fail-once model."""
     spec = provider(ctx)
-    out = out_dir / FACTORY_CASSETTE
+    out = out_dir / CALLER_CASSETTE
     with _key(spec), Gateway() as gw, recording(out, gw.base_url, secret=RECORDING_KEY):
-        for model, prompt in FACTORY_PROMPTS:
-            factory = LiteLLMCaller(spec.with_base_url(gw.base_url).with_model(f"openai/{model}"), sleep=_no_sleep)
-            factory.complete([{"role": "user", "content": prompt}])
+        for model, prompt in CALLER_PROMPTS:
+            caller = LiteLLMCaller(spec.with_base_url(gw.base_url).with_model(f"openai/{model}"), sleep=_no_sleep)
+            caller.complete([{"role": "user", "content": prompt}])
     return [out]
 
 
@@ -107,10 +107,10 @@ CONFIG_GOLDEN = Builder(
     build=build_config,
     description="the provider fixture rendered as lighteval config.yaml",
 )
-FACTORY_CASSETTES = Builder(
-    name="factory-cassette",
-    outputs=(FACTORY_CASSETTE,),
-    build=build_factory_cassette,
+CALLER_CASSETTES = Builder(
+    name="caller-cassette",
+    outputs=(CALLER_CASSETTE,),
+    build=build_caller_cassette,
     description="LiteLLMCaller traffic against an ephemeral gateway",
 )
 LIGHTEVAL_GOLDENS = Builder(

@@ -21,7 +21,7 @@ PNG = base64.b64decode(
 CSV = b"region,revenue\nnorth,40\nsouth,2\n"
 
 #: The proposal-shaped case file the loading tests read too.
-CASE_FILE = Path(__file__).parent / "proposal_cases" / "analysis.json"
+CASE_FILE = Path(__file__).parent / "aliased_cases" / "analysis.json"
 
 SUITE = f"""
 import base64

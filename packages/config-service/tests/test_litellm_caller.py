@@ -1,4 +1,4 @@
-"""The LiteLLM factory against the live gateway: the retry budget is exact (SDK retries off)."""
+"""``LiteLLMCaller`` against the live gateway: the retry budget is exact (SDK retries off)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import pytest
 from evaljig_config import LiteLLMCaller, ProviderSpec, RetryBudgetExhausted
 from evaljig_gateway import Gateway
 
-from .conftest import FAKE_KEY
+from .placeholders import FAKE_KEY
 
 MESSAGES = [{"role": "user", "content": "What is 2 + 2?"}]
 
 
-def _factory(spec: ProviderSpec, gateway: Gateway, model: str, sleeps: list[float]) -> LiteLLMCaller:
+def _caller(spec: ProviderSpec, gateway: Gateway, model: str, sleeps: list[float]) -> LiteLLMCaller:
     return LiteLLMCaller(spec.with_base_url(gateway.base_url).with_model(f"openai/{model}"), sleep=sleeps.append)
 
 
@@ -26,7 +26,7 @@ def test_kwargs_carry_the_spec(spec: ProviderSpec) -> None:
 
 def test_success_is_one_call(spec: ProviderSpec, gateway: Gateway) -> None:
     sleeps: list[float] = []
-    reply = _factory(spec, gateway, "gpt-stub", sleeps).complete(MESSAGES)
+    reply = _caller(spec, gateway, "gpt-stub", sleeps).complete(MESSAGES)
     assert reply.choices[0].message.content
     assert len(gateway.calls()) == 1
     assert sleeps == []
@@ -34,7 +34,7 @@ def test_success_is_one_call(spec: ProviderSpec, gateway: Gateway) -> None:
 
 def test_fail_once_costs_exactly_two_calls(spec: ProviderSpec, gateway: Gateway) -> None:
     sleeps: list[float] = []
-    _factory(spec, gateway, "fail-once", sleeps).complete(MESSAGES)
+    _caller(spec, gateway, "fail-once", sleeps).complete(MESSAGES)
     assert [c.status for c in gateway.calls()] == [500, 200]
     assert sleeps == [0.01]
 
@@ -42,7 +42,7 @@ def test_fail_once_costs_exactly_two_calls(spec: ProviderSpec, gateway: Gateway)
 def test_budget_exhausted_names_model_attempts_and_error(spec: ProviderSpec, gateway: Gateway) -> None:
     sleeps: list[float] = []
     with pytest.raises(RetryBudgetExhausted) as caught:
-        _factory(spec, gateway, "always-fail", sleeps).complete(MESSAGES)
+        _caller(spec, gateway, "always-fail", sleeps).complete(MESSAGES)
     error = caught.value
     assert (error.model, error.attempts) == ("openai/always-fail", 3)
     assert "InternalServerError" in error.last_error
@@ -56,5 +56,5 @@ def test_bad_request_is_raised_without_retrying(spec: ProviderSpec, gateway: Gat
     import litellm
 
     with pytest.raises(litellm.BadRequestError, match="rejects every request"):
-        _factory(spec, gateway, "bad-request", []).complete(MESSAGES)
+        _caller(spec, gateway, "bad-request", []).complete(MESSAGES)
     assert len(gateway.calls()) == 1

@@ -12,7 +12,7 @@ from evaljig_report import merge, schema_errors
 from evaljig_report._layout import Layout
 from evaljig_report._recorder import Recorder
 
-from .conftest import CSV, PNG, Populate, b64, make_record
+from .report_samples import CSV, PNG, Populate, b64, make_record
 
 WHERE = "inference.function_response.artifact_parts"
 ZIP = b"PK\x05\x06" + bytes(18)

@@ -7,7 +7,7 @@ import yaml
 
 from evaljig_config import LIGHTEVAL_MODEL_KEYS, ConfigError, LightEvalConfigRenderer, ProviderSpec
 
-from .conftest import FAKE_KEY
+from .placeholders import FAKE_KEY
 
 
 def test_rendered_yaml_is_canonical(spec: ProviderSpec, golden: object) -> None:
