@@ -10,7 +10,7 @@ import orjson
 from evaljig_gateway import _content, _validation
 from evaljig_gateway._behaviours import BEHAVIOUR_TABLE
 from evaljig_gateway._errors import GatewayError, invalid, missing
-from evaljig_gateway._limits import Limits, check_product
+from evaljig_gateway._limits import Limits, check_echo_work, check_product
 from evaljig_gateway._replies import Reply, assembled_json, json_reply, sse_reply_work
 from evaljig_gateway._work import Work
 
@@ -215,6 +215,8 @@ def completions(req: Request) -> Work[Reply]:
     stream = _validation.optional_bool(body, "stream")
     echo = _validation.optional_bool(body, "echo")
     top = _validation.optional_int(body, "logprobs", 0, 5)
+    if echo:  # echoed tokens x n x logprobs, refused before any choice is made
+        yield from check_echo_work(req.limits, prompts, n, top)
 
     digest = req.digest
     choices: list[dict[str, Any]] = []
