@@ -9,6 +9,7 @@ _TYPES = {
     400: "invalid_request_error",
     404: "invalid_request_error",
     405: "invalid_request_error",
+    408: "invalid_request_error",
     413: "invalid_request_error",
     429: "rate_limit_error",
     431: "invalid_request_error",
@@ -18,6 +19,7 @@ _TYPES = {
 _CODES = {
     404: "not_found",
     405: "method_not_allowed",
+    408: "request_timeout",
     413: "request_too_large",
     429: "rate_limit_exceeded",
     431: "request_header_fields_too_large",
