@@ -12,11 +12,15 @@ import time
 from typing import Any
 
 import httpx
+import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evaljig_gateway import Gateway, Limits, _content
 from evaljig_gateway._errors import GatewayError
 from evaljig_gateway._limits import check_echo_work, echo_cost_work
+from evaljig_gateway._replies import DUMP_STEP, dumps_work
 from evaljig_gateway._work import drain
 
 from .conftest import CHAT
@@ -233,3 +237,27 @@ def test_a_heavy_request_in_flight_does_not_block_others(tmp_path: Any) -> None:
     assert out.splitlines()[-1] == "stopped after 2 call(s)"
     rows = [json.loads(line) for line in journal.read_text().splitlines()]
     assert [(r["path"], r["status"]) for r in rows] == [("/v1/chat/completions", 200), ("/v1/embeddings", 499)]
+
+
+_int64 = st.integers(-(2**63), 2**63 - 1)  # what orjson writes
+_json = st.recursive(
+    st.none() | st.booleans() | _int64 | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    max_leaves=10,
+)
+_long_lists = st.lists(st.one_of(_json, st.lists(_int64, min_size=500, max_size=1200)), max_size=1300)
+
+
+@settings(max_examples=60, derandomize=True, database=None, deadline=None)
+@given(value=st.one_of(_json, _long_lists, st.dictionaries(st.text(max_size=5), _long_lists, max_size=3)))
+def test_stepwise_json_is_byte_for_byte_orjson(value: Any) -> None:
+    assert drain(dumps_work(value)) == orjson.dumps(value)
+
+
+def test_an_echoed_choice_at_the_limit_is_written_in_steps() -> None:
+    """orjson wrote such a choice in one 40-130 ms call that held the event loop."""
+    prompt = "w " * 26_000
+    choice = {"text": prompt, "index": 0, "logprobs": _content.completion_logprobs(prompt, 5), "finish_reason": "stop"}
+    work = dumps_work(choice)
+    steps = sum(1 for _ in work)
+    assert steps >= 4 * 26_000 // DUMP_STEP  # each of the four per-token lists, a step per DUMP_STEP tokens
