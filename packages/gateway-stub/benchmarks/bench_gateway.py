@@ -3,8 +3,8 @@
 The server runs in its own process pinned to one core; this process drives it from the
 other core with a lean asyncio (uvloop) HTTP/1.1 client. A second phase measures the same
 load while another client (its own process) abuses the gateway: the largest requests the
-limits allow, refused oversized ones, 3 MiB bad bodies, and stalled or half-sent requests
-held open; it prints the p99 of the normal requests against the quiet p99. Prints figures
+limits allow, refused oversized ones, 3 MiB bad bodies, and stalled requests, half-sent bodies
+and half-sent heads held open; it prints the p99 of the normal requests against the quiet p99. Prints figures
 and their ratio to the targets; asserts nothing about time.
 
     python packages/gateway-stub/benchmarks/bench_gateway.py [--seconds 10] [--connections 32]
@@ -159,11 +159,16 @@ def _abusive_requests(port: int) -> dict[str, bytes]:
     heavy_chat = chat(n=128, max_tokens=8192, logprobs=True, top_logprobs=20)
     prompts = json.dumps({"model": "m", "prompt": ["p q"] * 4096}).encode()
     allowed, refused = (json.dumps({**embed, "input": ["x"] * k}).encode() for k in (128, 4000))
+    echo = {"model": "m", "echo": True, "logprobs": 5, "max_tokens": 1}
+    echo_allowed = json.dumps({**echo, "prompt": "w " * 26_000, "n": 2}).encode()  # 260,000 of 262,144
+    echo_refused = json.dumps({**echo, "prompt": "word " * 17_600, "n": 128}).encode()  # issue 23: 88 KiB
     return {
         "embeddings at the limit (128 x 8192)": post("/v1/embeddings", allowed),
         "embeddings over the limit (4000 x 8192)": post("/v1/embeddings", refused),
         "chat n=128, logprobs top 20": post("/v1/chat/completions", heavy_chat),
         "completions 4096 prompts": post("/v1/completions", prompts),
+        "completions echo + logprobs 5 at the limit": post("/v1/completions", echo_allowed),
+        "completions echo + logprobs 5 over the limit": post("/v1/completions", echo_refused),
         "3 MiB bad JSON body": post("/v1/chat/completions", b"{" + b"x" * (3 * 1024 * 1024)),
     }
 
@@ -196,6 +201,7 @@ async def _abuse(port: int, seconds: float, stalled: int) -> dict[str, object]:
     stall = json.dumps({**json.loads(BODY), "model": "stall"})
     held = [f"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: {len(stall)}\r\n\r\n{stall}".encode()] * stalled
     held += [b'POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 1000\r\n\r\n{"model": '] * stalled
+    held += [b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le"] * stalled  # half-sent heads
     requests = _abusive_requests(port)
     results = await asyncio.gather(
         *(_repeat(port, r, stop_at) for r in requests.values()), *(_hold(port, r, stop_at) for r in held)
@@ -228,7 +234,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--warmup", type=float, default=1.0)
-    parser.add_argument("--stalled", type=int, default=16, help="stalled and half-sent requests held by the abuser")
+    parser.add_argument("--stalled", type=int, default=16, help="stalled requests, half-sent bodies and heads (each)")
     parser.add_argument("--request", choices=sorted(REQUESTS), default="chat", help="what each request asks")
     parser.add_argument("--no-abuse", action="store_true", help="skip the phase under abuse")
     parser.add_argument("--abuser", type=int, metavar="PORT", help=argparse.SUPPRESS)

@@ -47,6 +47,18 @@ PARAMS = "tools[0].function.parameters"
             "messages[0].role",
         ),
         ("/v1/chat/completions", b'{"model": "m", "messages": [{"role": "user"}]}', 400, "messages[0].content"),
+        (  # a list or an object as the role was a TypeError answered 500, which the OpenAI SDK retries
+            "/v1/chat/completions",
+            b'{"model": "m", "messages": [{"role": "user", "content": "x"}, {"role": ["user"], "content": "y"}]}',
+            400,
+            "messages[1].role",
+        ),
+        (
+            "/v1/chat/completions",
+            b'{"model": "m", "messages": [{"role": {"name": "user"}, "content": "x"}]}',
+            400,
+            "messages[0].role",
+        ),
         ("/v1/chat/completions", b'{"model": "m", "messages": [{"role": "user", "content": "x"}], "n": 0}', 400, "n"),
         (
             "/v1/chat/completions",

@@ -157,3 +157,41 @@ def test_a_request_from_before_a_reset_stays_out_of_the_new_journal(gateway: Gat
     assert gateway.served == served + 1  # answered and counted, just not journaled after the reset
     flaky = httpx.post(f"{gateway.base_url}/chat/completions", json={**CHAT, "model": "fail-once-x"}, timeout=30)
     assert flaky.status_code == 500  # attempt counters were not touched by the old request either
+
+
+def test_attempt_counters_keep_the_most_recently_called_models() -> None:
+    journal = Journal(max_models=2)
+    assert [journal.next_attempt(m) for m in ("a", "b", "a", "c")] == [1, 1, 2, 1]  # c pushes out b, the least recent
+    assert journal.stats()["models"] == 2
+    assert journal.stats()["models_forgotten"] == 1
+    assert [journal.next_attempt(m) for m in ("a", "b")] == [3, 1]  # a kept its count; b starts again
+    journal.reset()
+    assert (journal.stats()["models"], journal.stats()["models_forgotten"]) == (0, 0)
+    with pytest.raises(ValueError, match="max models must be at least 1"):
+        Journal(max_models=0)
+
+
+def test_distinct_model_names_do_not_grow_the_gateway() -> None:
+    """Every distinct name used to be kept until a reset (+383 MiB for 120 names of 3 MiB)."""
+    with Gateway(journal_max_models=8) as gw, httpx.Client(base_url=gw.url) as http:
+        for i in range(40):
+            assert http.post("/v1/chat/completions", json={**CHAT, "model": f"fail-once-{i}"}).status_code == 500
+        status = http.get("/_gateway/status").json()
+        assert (status["models"], status["models_forgotten"]) == (8, 32)
+        # a forgotten name starts counting again (fail-once fails again); a kept one does not
+        assert http.post("/v1/chat/completions", json={**CHAT, "model": "fail-once-0"}).status_code == 500
+        assert http.post("/v1/chat/completions", json={**CHAT, "model": "fail-once-39"}).status_code == 200
+
+
+@pytest.mark.parametrize("length", [257, 3 * 1024 * 1024])
+def test_a_model_name_over_the_limit_is_a_400_and_is_not_kept(
+    gateway: Gateway, http: httpx.Client, length: int
+) -> None:
+    reply = http.post("/v1/chat/completions", json={**CHAT, "model": "m" * length})
+    assert reply.status_code == 400
+    error = reply.json()["error"]
+    assert error["param"] == "model"
+    assert f"{length:,} characters" in error["message"]
+    assert "--max-model-chars" in error["message"]
+    assert [(c.status, c.model, c.attempt) for c in gateway.calls()] == [(400, None, 0)]
+    assert http.post("/v1/chat/completions", json={**CHAT, "model": "m" * 256}).status_code == 200  # at the limit

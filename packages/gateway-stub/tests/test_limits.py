@@ -12,9 +12,15 @@ import time
 from typing import Any
 
 import httpx
+import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evaljig_gateway import Gateway, Limits, _content, _logprobs
+from evaljig_gateway._errors import GatewayError
+from evaljig_gateway._limits import check_echo_work, echo_cost_work
+from evaljig_gateway._replies import DUMP_STEP, dumps_work
 from evaljig_gateway._work import drain
 
 from .conftest import CHAT
@@ -68,6 +74,65 @@ def test_work_limits_name_the_param(
     assert reply.status_code == 400, reply.text
     assert _error(reply)["param"] == param
     assert product in _error(reply)["message"]
+
+
+#: The request from issue 23: an ~88 KiB prompt echoed 128 times with 5 log-probs per token, within every
+#: other limit, ran past 90 s at 578 MiB before the echo limit.
+ECHO_BOMB = {"model": "m", "prompt": "word " * 17_600, "echo": True, "logprobs": 5, "n": 128, "max_tokens": 1}
+
+
+def test_the_echo_logprobs_request_is_refused_before_any_work(gateway: Gateway, http: httpx.Client) -> None:
+    assert 80 * 1024 < len(json.dumps(ECHO_BOMB)) < 96 * 1024
+    reply = http.post("/v1/completions", json=ECHO_BOMB, timeout=30)  # a guard: before the limit it ran for minutes
+    assert reply.status_code == 400, reply.text[:300]
+    error = _error(reply)
+    assert (error["param"], error["code"]) == ("echo", "request_too_large")
+    assert "echoed prompt tokens x n x logprobs" in error["message"]
+    assert "--max-echo-tokens" in error["message"]
+    assert "262,144" in error["message"]
+    assert [(c.status, c.attempt) for c in gateway.calls()] == [(400, 0)]
+
+
+@pytest.mark.parametrize(
+    ("n", "logprobs", "status"),
+    [(5, 2, 200), (6, 2, 400), (10, 0, 200), (11, 0, 400), (10, None, 200), (11, None, 400)],
+)
+def test_echo_is_counted_as_prompt_tokens_x_n_x_logprobs(n: int, logprobs: int | None, status: int) -> None:
+    prompt = "a b c d e f g h i j"  # 10 tokens; logprobs 0 still scores the token itself (counts 1)
+    body = {"model": "m", "prompt": prompt, "echo": True, "n": n, "max_tokens": 1}
+    if logprobs is not None:
+        body["logprobs"] = logprobs
+    with Gateway(limits=Limits(max_echo_tokens=100)) as gw, httpx.Client(base_url=gw.url) as http:
+        reply = http.post("/v1/completions", json=body)
+        assert reply.status_code == status, reply.text
+        if status == 400:
+            factors = f"10 x {n} x {max(logprobs, 1)})" if logprobs is not None else f"10 x {n})"
+            assert factors in _error(reply)["message"]
+        else:
+            assert all(c["text"].startswith(prompt) for c in reply.json()["choices"])
+        assert http.post("/v1/completions", json={**body, "echo": False}).status_code == 200  # no echo: not counted
+
+
+@pytest.mark.parametrize(
+    ("prompts", "n", "logprobs", "cost"),
+    [
+        ("Say: hi, there", 1, None, 5),
+        (["a b", "c"], 2, 3, 18),
+        ([101, 102, 103], 2, 5, 30),  # one prompt as token ids
+        ([[1, 2], [3]], 1, 0, 3),  # several prompts as token ids
+        ([], 4, 5, 0),
+    ],
+)
+def test_echo_cost_takes_text_or_token_ids(prompts: Any, n: int, logprobs: int | None, cost: int) -> None:
+    assert drain(echo_cost_work(prompts, n, logprobs)) == cost
+    assert drain(check_echo_work(Limits(max_echo_tokens=max(cost, 1)), prompts, n, logprobs)) is None
+
+
+def test_echo_counting_stops_once_over_the_limit() -> None:
+    prompts = ["x " * 1000] * 50
+    with pytest.raises(GatewayError, match=r"\(at least 1,000 x 1\)") as refused:
+        drain(check_echo_work(Limits(max_echo_tokens=500), prompts, 1, None))
+    assert refused.value.param == "echo"
 
 
 def test_limits_are_configurable() -> None:
@@ -174,3 +239,28 @@ def test_a_heavy_request_in_flight_does_not_block_others(tmp_path: Any) -> None:
     assert out.splitlines()[-1] == "stopped after 2 call(s)"
     rows = [json.loads(line) for line in journal.read_text().splitlines()]
     assert [(r["path"], r["status"]) for r in rows] == [("/v1/chat/completions", 200), ("/v1/embeddings", 499)]
+
+
+_int64 = st.integers(-(2**63), 2**63 - 1)  # what orjson writes
+_json = st.recursive(
+    st.none() | st.booleans() | _int64 | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    max_leaves=10,
+)
+_long_lists = st.lists(st.one_of(_json, st.lists(_int64, min_size=500, max_size=1200)), max_size=1300)
+
+
+@settings(max_examples=60, derandomize=True, database=None, deadline=None)
+@given(value=st.one_of(_json, _long_lists, st.dictionaries(st.text(max_size=5), _long_lists, max_size=3)))
+def test_stepwise_json_is_byte_for_byte_orjson(value: Any) -> None:
+    assert drain(dumps_work(value)) == orjson.dumps(value)
+
+
+def test_an_echoed_choice_at_the_limit_is_written_in_steps() -> None:
+    """orjson wrote such a choice in one 40-130 ms call that held the event loop."""
+    prompt = "w " * 26_000
+    logprobs = drain(_logprobs.score_pieces_work(prompt, _logprobs.text_pieces(prompt), 0, 5, None)).as_dict()
+    choice = {"text": prompt, "index": 0, "logprobs": logprobs, "finish_reason": "stop"}
+    work = dumps_work(choice)
+    steps = sum(1 for _ in work)
+    assert steps >= 4 * 26_000 // DUMP_STEP  # each of the four per-token lists, a step per DUMP_STEP tokens

@@ -20,7 +20,7 @@ from evaljig_gateway._behaviours import behaviour_for
 from evaljig_gateway._content import AnswerKey
 from evaljig_gateway._errors import GatewayError
 from evaljig_gateway._journal import Call, Journal, call_json
-from evaljig_gateway._limits import Limits
+from evaljig_gateway._limits import Limits, check_model_name
 from evaljig_gateway._replies import Reply, assembled_json, json_reply
 from evaljig_gateway._work import Work
 
@@ -32,10 +32,13 @@ Send = Callable[[Message], Awaitable[None]]
 #: Sent as ``retry-after-ms`` on 429/500 so SDK retries (which honour it) take milliseconds.
 DEFAULT_RETRY_AFTER_MS = 1
 
-#: The gateway's own endpoints; they are not journaled.
+#: The gateway's own endpoints; they are not journaled (nor counted in ``served``).
 CONTROL_PREFIX = "/_gateway/"
 #: OpenAI's endpoints: every answer under it carries an ``x-request-id``.
 API_PREFIX = "/v1/"
+#: Set in a request's scope by the HTTP protocol when the rest of its body could not be parsed
+#: (bad chunked framing): the client was answered 400 and closed, so that is what is journaled.
+FRAMING_ERROR = "evaljig.framing_error"
 
 _log = logging.getLogger(__name__)
 
@@ -119,7 +122,9 @@ class GatewayApp:
                 if method != "POST":
                     raise GatewayError(405, f"Method {method} is not allowed on {path}; use POST.")
                 body = _validation.require_object(_parse_json(raw))
-                model = _validation.model_of(body)
+                name = _validation.model_of(body)
+                check_model_name(name, self.limits)  # before it is kept anywhere (journal, counters)
+                model = name
                 request = _openai_api.Request(raw, body, model, self.answers, self.limits)
                 reply = await self._drive(handler(request), receive)
                 # counted only once the request is valid: a 400 must not use up fail-once's failure
@@ -130,7 +135,8 @@ class GatewayApp:
         except GatewayError as exc:
             reply = _error_reply(exc)
         except _ClientGoneError:
-            self.journal.record(method, path, model, NO_ANSWER, attempt, raw, epoch)
+            status = 400 if scope.get(FRAMING_ERROR) else NO_ANSWER
+            self.journal.record(method, path, model, status, attempt, raw, epoch)
             return
         except asyncio.CancelledError:
             # uvicorn cancels what is still running a second into shutdown (a body still arriving):

@@ -48,8 +48,12 @@ class Behaviour:
     bad_request: bool = False
 
     def failure_status_for(self, attempt: int) -> int | None:
-        """The error status for the ``attempt``-th call (1-based), or None to succeed."""
-        if self.fail_first == ALWAYS or attempt <= self.fail_first:
+        """The error status for the ``attempt``-th call (1-based), or None to succeed.
+
+        Attempt 0 is a call that was not counted (it arrived before a reset and finished after it):
+        only a model that fails every call fails it, so a plain model's answer never depends on a reset.
+        """
+        if self.fail_first == ALWAYS or 1 <= attempt <= self.fail_first:
             return self.failure_status
         return None
 

@@ -15,7 +15,7 @@ from evaljig_common import one_line_errors
 from evaljig_gateway._answers import AnswerKeyError, load_answer_key
 from evaljig_gateway._app import DEFAULT_RETRY_AFTER_MS
 from evaljig_gateway._behaviours import behaviour_table_markdown
-from evaljig_gateway._journal import DEFAULT_BODY_BYTES, DEFAULT_CAPACITY, DEFAULT_MAX_BYTES
+from evaljig_gateway._journal import DEFAULT_BODY_BYTES, DEFAULT_CAPACITY, DEFAULT_MAX_BYTES, DEFAULT_MAX_MODELS
 from evaljig_gateway._limits import Limits
 from evaljig_gateway._server import LOOPBACK, Gateway, GatewayStartError
 
@@ -34,6 +34,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--journal-body-bytes", type=int, default=DEFAULT_BODY_BYTES, help="longer bodies are kept truncated"
+    )
+    serve.add_argument(
+        "--journal-max-models",
+        type=int,
+        default=DEFAULT_MAX_MODELS,
+        help="model names whose attempts are counted; the least recently called is forgotten (default: %(default)s)",
     )
     for limit in fields(Limits):  # --max-body-bytes, --max-embedding-values, ...: see _limits.Limits
         serve.add_argument(
@@ -75,6 +81,7 @@ def _serve(args: argparse.Namespace) -> int:
             journal_capacity=args.journal_capacity,
             journal_max_bytes=args.journal_max_bytes,
             journal_body_bytes=args.journal_body_bytes,
+            journal_max_models=args.journal_max_models,
             limits=Limits(**{f.name: getattr(args, f.name) for f in fields(Limits)}),
             retry_after_ms=args.retry_after_ms,
         ).start()

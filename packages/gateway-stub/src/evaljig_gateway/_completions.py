@@ -14,12 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from evaljig_gateway import _content, _logprobs, _token_ids, _validation
 from evaljig_gateway._errors import invalid, missing
-from evaljig_gateway._limits import check_product
-from evaljig_gateway._replies import Reply, assembled_json, sse_reply_work
+from evaljig_gateway._limits import check_echo_work, check_product
+from evaljig_gateway._replies import Reply, assembled_json, dumps_work, sse_reply_work
 from evaljig_gateway._work import Work
 
 if TYPE_CHECKING:
@@ -100,7 +98,8 @@ def completions(req: Request) -> Work[Reply]:
     stream = _validation.optional_bool(body, "stream")
     echo = _validation.optional_bool(body, "echo")
     top = _validation.optional_int(body, "logprobs", 0, 5)
-    # work limits on what echo + logprobs will compute belong here, before any generation or scoring
+    if echo:  # echoed tokens x n x logprobs, refused before any choice is made or scored
+        yield from check_echo_work(req.limits, [prompt.text for prompt in prompts], n, top)
 
     key = req.answers.items() if top is not None and len(req.answers) else []
     choices: list[dict[str, Any]] = []
@@ -150,7 +149,7 @@ def completions(req: Request) -> Work[Reply]:
         return (yield from sse_reply_work(events))
     parts = []
     for choice in choices:
-        parts.append(orjson.dumps(choice))
+        parts.append((yield from dumps_work(choice)))  # a long echo's log-probs are written in steps
         yield
     return Reply(200, assembled_json(head, "choices", parts, {"usage": usage}))
 

@@ -11,6 +11,7 @@ _TYPES = {
     400: "invalid_request_error",
     404: "invalid_request_error",
     405: "invalid_request_error",
+    408: "invalid_request_error",
     413: "invalid_request_error",
     429: "requests",  # OpenAI's type for a requests-per-minute limit ("tokens" for tokens per minute)
     431: "invalid_request_error",
@@ -20,6 +21,7 @@ _TYPES = {
 _CODES = {
     404: "not_found",
     405: "method_not_allowed",
+    408: "request_timeout",
     413: "request_too_large",
     429: "rate_limit_exceeded",
     431: "request_header_fields_too_large",

@@ -3,14 +3,16 @@
 Appending is one locked ``deque.append`` on the hot path; bodies are kept as bytes and
 parsed only when someone reads them. The journal is bounded twice: by calls and by bytes,
 oldest first, and a body longer than ``body_bytes`` is kept truncated with its real size,
-so hostile traffic cannot grow the server without limit. The optional JSONL sink is written
+so hostile traffic cannot grow the server without limit. The per-model attempt counters are
+bounded too: they track the ``max_models`` most recently called model names, and a name not
+called since that many others were starts counting again. The optional JSONL sink is written
 in batches by a background thread so file I/O never sits between a request and its response.
 """
 
 from __future__ import annotations
 
 import threading
-from collections import Counter, deque
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,8 @@ import orjson
 DEFAULT_CAPACITY = 10_000
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 DEFAULT_BODY_BYTES = 256 * 1024
+#: Distinct model names whose attempts are counted; the least recently called name is forgotten first.
+DEFAULT_MAX_MODELS = 10_000
 #: What one entry costs besides its body (the object, its strings, the deque slot), roughly.
 ENTRY_OVERHEAD = 256
 
@@ -90,7 +94,8 @@ def _cost(call: Call) -> int:
 
 
 class Journal:
-    """The newest calls (at most ``capacity`` of them and ``max_bytes`` in all) plus per-model attempt counters."""
+    """The newest calls (at most ``capacity`` of them and ``max_bytes`` in all) plus per-model attempt counters
+    (for at most ``max_models`` names, least recently called forgotten first)."""
 
     def __init__(
         self,
@@ -99,6 +104,7 @@ class Journal:
         *,
         max_bytes: int = DEFAULT_MAX_BYTES,
         body_bytes: int = DEFAULT_BODY_BYTES,
+        max_models: int = DEFAULT_MAX_MODELS,
     ) -> None:
         if capacity < 1:
             raise ValueError(f"journal capacity must be at least 1, got {capacity}")
@@ -106,12 +112,16 @@ class Journal:
             raise ValueError(f"journal max bytes must be at least {ENTRY_OVERHEAD}, got {max_bytes}")
         if body_bytes < 0:
             raise ValueError(f"journal body bytes must be at least 0, got {body_bytes}")
+        if max_models < 1:
+            raise ValueError(f"journal max models must be at least 1, got {max_models}")
         self.capacity, self.max_bytes, self.body_bytes = capacity, max_bytes, body_bytes
+        self.max_models = max_models
         self._calls: deque[Call] = deque()
         self._bytes = 0
         self._dropped = 0
         self._served = 0
-        self._attempts: Counter[str] = Counter()
+        self._attempts: OrderedDict[str, int] = OrderedDict()
+        self._models_forgotten = 0
         self._seq = 0
         self._epoch = 0
         self._lock = threading.Lock()
@@ -123,12 +133,19 @@ class Journal:
         return self._epoch
 
     def next_attempt(self, model: str, epoch: int | None = None) -> int:
-        """The attempt number of ``model``'s next call; a call from before the last reset counts for nothing."""
+        """The attempt number of ``model``'s next call; a call from before the last reset counts for nothing (0).
+
+        Past ``max_models`` distinct names the least recently called one is forgotten: its next call is 1 again.
+        """
         with self._lock:
             if epoch is not None and epoch != self._epoch:
                 return 0
-            self._attempts[model] += 1
-            return self._attempts[model]
+            attempt = self._attempts.pop(model, 0) + 1
+            self._attempts[model] = attempt  # (re)inserted last: the most recently called
+            if len(self._attempts) > self.max_models:
+                self._attempts.popitem(last=False)
+                self._models_forgotten += 1
+            return attempt
 
     def record(
         self,
@@ -171,7 +188,8 @@ class Journal:
 
     @property
     def served(self) -> int:
-        """Every call recorded since the journal was made; ``reset`` does not clear it."""
+        """Every call recorded since the journal was made (journaled or, from before a reset, not);
+        ``reset`` does not clear it. The gateway's own ``/_gateway/*`` calls are never recorded."""
         return self._served
 
     def stats(self) -> dict[str, int]:
@@ -183,6 +201,8 @@ class Journal:
                 "journal_bytes": self._bytes,
                 "journal_max_bytes": self.max_bytes,
                 "dropped": self._dropped,
+                "models": len(self._attempts),
+                "models_forgotten": self._models_forgotten,
             }
 
     def reset(self) -> None:
@@ -191,7 +211,7 @@ class Journal:
         Requests still in flight are left out of the new journal and its attempt counts.
         """
         with self._lock:
-            self._seq = self._bytes = self._dropped = 0
+            self._seq = self._bytes = self._dropped = self._models_forgotten = 0
             self._epoch += 1
             self._calls.clear()
             self._attempts.clear()

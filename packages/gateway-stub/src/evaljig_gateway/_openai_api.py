@@ -11,7 +11,7 @@ from evaljig_gateway import _completions, _content, _responses, _validation
 from evaljig_gateway._behaviours import BEHAVIOUR_TABLE
 from evaljig_gateway._errors import invalid, missing
 from evaljig_gateway._limits import Limits, check_product
-from evaljig_gateway._replies import Reply, assembled_json, json_reply, sse_reply_work
+from evaljig_gateway._replies import Reply, assembled_json, dumps_work, json_reply, sse_reply_work
 from evaljig_gateway._work import Work
 
 SYSTEM_FINGERPRINT = "fp_evaljig"
@@ -124,7 +124,7 @@ def _dumped(items: list[dict[str, Any]]) -> Work[list[bytes]]:
     """Each item as JSON, one step each."""
     parts = []
     for item in items:
-        parts.append(orjson.dumps(item))
+        parts.append((yield from dumps_work(item)))  # a long echo's log-probs are written in steps
         yield
     return parts
 

@@ -11,6 +11,8 @@ from evaljig_gateway._work import Work
 
 JSON = b"application/json"
 SSE = b"text/event-stream; charset=utf-8"
+#: List items serialized between two yields by ``dumps_work`` (about a millisecond of log-prob entries).
+DUMP_STEP = 512
 
 
 @dataclass(slots=True)
@@ -40,6 +42,44 @@ def assembled_json(head: dict[str, Any], key: str, items: list[bytes], tail: dic
     return b"".join(out)
 
 
+def dumps_work(value: Any) -> Work[bytes]:
+    """``orjson.dumps(value)`` byte for byte, yielding after every ``DUMP_STEP`` items of a long list.
+
+    One choice of an echoed prompt with log-probs holds four lists as long as the prompt (a
+    quarter of a million tokens at ``--max-echo-tokens``), which orjson would write in one
+    100 ms call; written a slice at a time, it never holds the event loop.
+    """
+    out: list[bytes] = []
+    yield from _dump_into(value, out)
+    return b"".join(out)
+
+
+def _dump_into(value: Any, out: list[bytes]) -> Work[None]:
+    if isinstance(value, dict):
+        out.append(b"{")
+        for i, (key, item) in enumerate(value.items()):
+            out.append(b"," + orjson.dumps(key) + b":" if i else orjson.dumps(key) + b":")
+            yield from _dump_into(item, out)
+        out.append(b"}")
+    elif isinstance(value, list) and (len(value) > DUMP_STEP or any(isinstance(v, (dict, list)) for v in value)):
+        out.append(b"[")
+        for start in range(0, len(value), DUMP_STEP):
+            chunk = value[start : start + DUMP_STEP]
+            if start:
+                out.append(b",")
+            if any(isinstance(v, (dict, list)) and len(v) > DUMP_STEP for v in chunk):
+                for i, item in enumerate(chunk):  # a long list inside: step through it too
+                    if i:
+                        out.append(b",")
+                    yield from _dump_into(item, out)
+            else:
+                out.append(orjson.dumps(chunk)[1:-1])
+            yield
+        out.append(b"]")
+    else:
+        out.append(orjson.dumps(value))
+
+
 def sse_reply_work(events: list[Any], done: bool = True) -> Work[Reply]:
     """Server-sent events, one ``data:`` line each, closed by ``[DONE]`` when ``done``.
 
@@ -47,7 +87,7 @@ def sse_reply_work(events: list[Any], done: bool = True) -> Work[Reply]:
     """
     chunks: list[bytes] = []
     for event in events:
-        chunks.append(b"data: " + orjson.dumps(event) + b"\n\n")
+        chunks.append(b"data: " + (yield from dumps_work(event)) + b"\n\n")
         yield
     if done:
         chunks.append(b"data: [DONE]\n\n")

@@ -17,7 +17,14 @@ from evaljig_gateway._answers import load_answer_key
 from evaljig_gateway._app import DEFAULT_RETRY_AFTER_MS, GatewayApp
 from evaljig_gateway._content import AnswerKey
 from evaljig_gateway._headers import bounded_protocol
-from evaljig_gateway._journal import DEFAULT_BODY_BYTES, DEFAULT_CAPACITY, DEFAULT_MAX_BYTES, Call, Journal
+from evaljig_gateway._journal import (
+    DEFAULT_BODY_BYTES,
+    DEFAULT_CAPACITY,
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_MODELS,
+    Call,
+    Journal,
+)
 from evaljig_gateway._limits import Limits
 
 LOOPBACK = "127.0.0.1"
@@ -77,13 +84,18 @@ class Gateway:
         journal_capacity: int = DEFAULT_CAPACITY,
         journal_max_bytes: int = DEFAULT_MAX_BYTES,
         journal_body_bytes: int = DEFAULT_BODY_BYTES,
+        journal_max_models: int = DEFAULT_MAX_MODELS,
         limits: Limits | None = None,
         retry_after_ms: int = DEFAULT_RETRY_AFTER_MS,
     ) -> None:
         self.host = host
         self._requested_port = port
         self.journal = Journal(
-            journal_capacity, journal_path, max_bytes=journal_max_bytes, body_bytes=journal_body_bytes
+            journal_capacity,
+            journal_path,
+            max_bytes=journal_max_bytes,
+            body_bytes=journal_body_bytes,
+            max_models=journal_max_models,
         )
         self.app = GatewayApp(
             answers=_answer_key(answers),
@@ -149,7 +161,8 @@ class Gateway:
 
     @property
     def served(self) -> int:
-        """Calls answered (or cut off) since this gateway was made, whatever the journal kept."""
+        """Calls answered (or cut off) since this gateway was made, whatever the journal kept: every
+        call it journals or would have (before a reset), including refused heads; not ``/_gateway/*``."""
         return self.journal.served
 
     @property

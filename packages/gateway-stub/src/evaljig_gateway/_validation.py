@@ -81,7 +81,7 @@ def messages_of(body: dict[str, Any]) -> list[dict[str, Any]]:
         if not isinstance(message, dict):
             raise invalid(f"messages[{i}]", "must be an object")
         role = message.get("role")
-        if role not in _ROLES:
+        if not isinstance(role, str) or role not in _ROLES:  # a list or object is unhashable: test the type first
             raise invalid(f"messages[{i}].role", f"must be one of {', '.join(sorted(_ROLES))}")
         content = message.get("content")
         if content is None and role != "assistant":
