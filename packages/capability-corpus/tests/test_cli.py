@@ -132,10 +132,10 @@ def test_an_unreachable_target_stops_before_the_corpus(
 
 def test_validate_and_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate"]) == 0
-    assert capsys.readouterr().out == "corpus ok: 27 fixtures across 7 capabilities\n"
+    assert capsys.readouterr().out == "corpus ok: 39 fixtures across 11 capabilities\n"
     assert main(["list"]) == 0
     listing = capsys.readouterr().out.splitlines()
-    assert len(listing) == 27
+    assert len(listing) == 39
     assert listing[0].split()[:2] == ["chat.valid_baseline", "valid"]
 
 

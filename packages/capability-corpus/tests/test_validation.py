@@ -16,6 +16,11 @@ from .conftest import Edit
 
 ONLY_FIXTURE_FILES = "only valid_baseline.json and invalid_<reason>.json files belong in a capability folder"
 
+KNOWN = (
+    "chat, completion, stream, embed, tools, logprobs, models, "
+    "json_object, structured, multiturn_tools, nested_tools"
+)  # the capabilities, in corpus order
+
 
 def problems(root: Path) -> list[str]:
     return corpus_problems(root)[1]
@@ -23,7 +28,7 @@ def problems(root: Path) -> list[str]:
 
 def test_a_clean_copy_has_no_problems(corpus_copy: Path) -> None:
     assert problems(corpus_copy) == []
-    assert len(validate_corpus_at(corpus_copy)) == 27
+    assert len(validate_corpus_at(corpus_copy)) == 39
 
 
 def _set(key: str, value: Any) -> Any:
@@ -39,7 +44,11 @@ def _set(key: str, value: Any) -> Any:
         ("schema_version", 2, "schema_version: unsupported version 2 (this loader reads 1)"),
         ("id", "chat.baseline", "id: must be 'chat.valid_baseline' (<capability>.<file stem>), got \"chat.baseline\""),
         ("capability", "stream", "capability: 'stream' does not match its folder 'chat'"),
-        ("capability", "vision", "capability: must be one of chat, completion, stream, embed, tools, logprobs, models"),
+        (
+            "capability",
+            "vision",
+            f"capability: must be one of {KNOWN}",
+        ),
         ("data_class", "scraped", 'data_class: must be one of synthetic, captured, host-supplied, got "scraped"'),
         ("expected", "invalid", "expected: 'invalid' contradicts the file name 'valid_baseline' (expected 'valid')"),
         ("expected_error_pattern", "HTTP", "expected_error_pattern: must be null for a valid fixture"),
@@ -166,8 +175,8 @@ def test_stray_files_folders_and_a_missing_charter(corpus_copy: Path) -> None:
     (corpus_copy / "logprobs").rename(corpus_copy / "logprob")
     assert problems(corpus_copy) == [
         "README.md: the contributor charter is missing",
-        "logprob: not a capability folder (known: chat, completion, stream, embed, tools, logprobs, models)",
-        "vision: not a capability folder (known: chat, completion, stream, embed, tools, logprobs, models)",
+        f"logprob: not a capability folder (known: {KNOWN})",
+        f"vision: not a capability folder (known: {KNOWN})",
         f"chat/Valid Baseline.json: {ONLY_FIXTURE_FILES}",
         f"chat/notes.txt: {ONLY_FIXTURE_FILES}",
         "logprobs/: the capability folder is missing",

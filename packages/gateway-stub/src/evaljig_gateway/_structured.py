@@ -32,14 +32,15 @@ def response_format_of(body: dict[str, Any]) -> JsonFormat | None:
     fmt = body.get(_PARAM)
     if fmt is None:
         return None
-    kind = fmt.get("type") if isinstance(fmt, dict) else None
+    if not isinstance(fmt, dict):
+        raise invalid(_PARAM, "must be an object with a 'type'")
+    kind = fmt.get("type")
     if kind == "text":
         return None
     if kind == "json_object":
         return JsonFormat()
     if kind != "json_schema":
         raise invalid(f"{_PARAM}.type", "must be 'text', 'json_object' or 'json_schema'")
-    assert isinstance(fmt, dict)
     spec = fmt.get("json_schema")
     if spec is None:
         raise missing(f"{_PARAM}.json_schema")

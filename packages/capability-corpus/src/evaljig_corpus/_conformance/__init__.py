@@ -6,11 +6,16 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from evaljig_corpus._conformance.agent_tools import (
+    assert_multiturn_tools_conformance,
+    assert_nested_tools_conformance,
+)
 from evaljig_corpus._conformance.chat import assert_chat_conformance, assert_logprobs_conformance
 from evaljig_corpus._conformance.completion import assert_completion_conformance
 from evaljig_corpus._conformance.embed import assert_embed_conformance
 from evaljig_corpus._conformance.model_list import assert_models_conformance
 from evaljig_corpus._conformance.stream import assert_stream_conformance
+from evaljig_corpus._conformance.structured import assert_json_object_conformance, assert_structured_conformance
 from evaljig_corpus._conformance.tools import assert_tools_conformance
 
 #: Capability -> its helper; a fixture's ``payload`` keys are that helper's keyword arguments.
@@ -23,6 +28,10 @@ CONFORMANCE_CHECKS: Mapping[str, Callable[..., Any]] = MappingProxyType(
         "tools": assert_tools_conformance,
         "logprobs": assert_logprobs_conformance,
         "models": assert_models_conformance,
+        "json_object": assert_json_object_conformance,
+        "structured": assert_structured_conformance,
+        "multiturn_tools": assert_multiturn_tools_conformance,
+        "nested_tools": assert_nested_tools_conformance,
     }
 )
 
@@ -31,8 +40,12 @@ __all__ = [
     "assert_chat_conformance",
     "assert_completion_conformance",
     "assert_embed_conformance",
+    "assert_json_object_conformance",
     "assert_logprobs_conformance",
     "assert_models_conformance",
+    "assert_multiturn_tools_conformance",
+    "assert_nested_tools_conformance",
     "assert_stream_conformance",
+    "assert_structured_conformance",
     "assert_tools_conformance",
 ]
