@@ -88,7 +88,7 @@ def chat_completions(req: Request) -> Work[Reply]:
     known = req.answers.lookup(prompt)
     turn = req.answers.turn_for(messages)  # a scripted turn overrides tool choice and format
     to_call = _tool_choice.calls_for(policy, messages) if turn is None else []
-    seed = _assistant.conversation_seed(messages)
+    seed = _assistant.conversation_seed(messages) if to_call or json_format else ""  # only what needs it pays
     digest = req.digest
     choices: list[dict[str, Any]] = []
     completion_tokens = 0

@@ -50,8 +50,14 @@ class ToolChoice:
     legacy: bool = False
 
 
+_NO_TOOLS = ToolChoice("none", (), True)
+_TOOL_FIELDS = frozenset({"tools", "tool_choice", "parallel_tool_calls", "functions", "function_call"})
+
+
 def tool_choice_of(body: dict[str, Any]) -> ToolChoice:
     """Validate ``tools``/``tool_choice``/``parallel_tool_calls`` (or legacy ``functions``/``function_call``)."""
+    if not _TOOL_FIELDS.intersection(body):
+        return _NO_TOOLS  # plain chat, the hot path: nothing to check
     if body.get("functions") is not None:
         if body.get("tools") is not None:
             raise invalid("functions", "cannot be combined with 'tools'")
