@@ -132,10 +132,10 @@ def test_an_unreachable_target_stops_before_the_corpus(
 
 def test_validate_and_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate"]) == 0
-    assert capsys.readouterr().out == "corpus ok: 36 fixtures across 10 capabilities\n"
+    assert capsys.readouterr().out == "corpus ok: 48 fixtures across 14 capabilities\n"
     assert main(["list"]) == 0
     listing = capsys.readouterr().out.splitlines()
-    assert len(listing) == 36
+    assert len(listing) == 48
     assert listing[0].split()[:2] == ["chat.valid_baseline", "valid"]
 
 

@@ -31,6 +31,11 @@ from .corpus_copies import own_corpus
 #: Set by ``nox -s package``: the tests must then import the installed wheel from this venv.
 INSTALLED_PREFIX = os.environ.get("EVALJIG_CORPUS_INSTALLED_PREFIX")
 
+KNOWN = (
+    "chat, completion, stream, embed, tools, logprobs, models, loglikelihood, responses_tools, responses_stream, "
+    "json_object, structured, multiturn_tools, nested_tools"
+)  # the capabilities, in corpus order
+
 
 def test_capabilities_in_corpus_order() -> None:
     assert CAPABILITIES == (
@@ -44,6 +49,10 @@ def test_capabilities_in_corpus_order() -> None:
         "loglikelihood",
         "responses_tools",
         "responses_stream",
+        "json_object",
+        "structured",
+        "multiturn_tools",
+        "nested_tools",
     )
     assert tuple(CAPABILITY_FIXTURE_NAMES) == CAPABILITIES
     assert tuple(FIXTURE_NAMES) == CAPABILITIES
@@ -152,9 +161,6 @@ def test_validate_corpus_checks_a_folder_of_your_own(corpus_copy: Path) -> None:
 def test_a_folder_without_capabilities_is_not_a_corpus(tmp_path: Path) -> None:
     with pytest.raises(FixtureError) as caught:
         validate_corpus(tmp_path)
-    assert caught.value.problems == (
-        "no capability folder (one or more of: chat, completion, stream, embed, tools, logprobs, models, "
-        "loglikelihood, responses_tools, responses_stream)",
-    )
+    assert caught.value.problems == (f"no capability folder (one or more of: {KNOWN})",)
     with pytest.raises(FixtureError, match="the corpus folder is missing"):
         validate_corpus(tmp_path / "nope")

@@ -16,8 +16,10 @@ from .corpus_copies import Edit
 
 ONLY_FIXTURE_FILES = "only valid_baseline.json and invalid_<reason>.json files belong in a capability folder"
 
-
-KNOWN = "chat, completion, stream, embed, tools, logprobs, models, loglikelihood, responses_tools, responses_stream"
+KNOWN = (
+    "chat, completion, stream, embed, tools, logprobs, models, loglikelihood, responses_tools, responses_stream, "
+    "json_object, structured, multiturn_tools, nested_tools"
+)  # the capabilities, in corpus order
 
 
 def problems(root: Path) -> list[str]:
@@ -26,7 +28,7 @@ def problems(root: Path) -> list[str]:
 
 def test_a_clean_copy_has_no_problems(corpus_copy: Path) -> None:
     assert problems(corpus_copy) == []
-    assert len(validate_corpus_at(corpus_copy)) == 36
+    assert len(validate_corpus_at(corpus_copy)) == 48
 
 
 def _set(key: str, value: Any) -> Any:
@@ -42,7 +44,11 @@ def _set(key: str, value: Any) -> Any:
         ("schema_version", 2, "schema_version: unsupported version 2 (this loader reads 1)"),
         ("id", "chat.baseline", "id: must be 'chat.valid_baseline' (<capability>.<file stem>), got \"chat.baseline\""),
         ("capability", "stream", "capability: 'stream' does not match its folder 'chat'"),
-        ("capability", "vision", "capability: must be one of chat, completion, stream, embed, tools, logprobs, models"),
+        (
+            "capability",
+            "vision",
+            f"capability: must be one of {KNOWN}",
+        ),
         ("data_class", "scraped", 'data_class: must be one of synthetic, captured, host-supplied, got "scraped"'),
         ("expected", "invalid", "expected: 'invalid' contradicts the file name 'valid_baseline' (expected 'valid')"),
         ("expected_error_pattern", "HTTP", "expected_error_pattern: must be null for a valid fixture"),

@@ -52,23 +52,3 @@ def test_logprobs_are_valid_and_ranked() -> None:
     lps = [alt["logprob"] for alt in entry["top_logprobs"]]
     assert entry["top_logprobs"][0]["token"] == "Paris"
     assert lps == sorted(lps, reverse=True)
-
-
-def test_tool_arguments_follow_the_schema() -> None:
-    schema = {
-        "type": "object",
-        "properties": {
-            "city": {"type": "string"},
-            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
-            "days": {"type": "integer"},
-            "detailed": {"type": "boolean"},
-            "tags": {"type": "array", "items": {"type": "string"}},
-        },
-    }
-    args = _content.tool_arguments(schema, "weather in Paris")
-    assert set(args) == {"city", "unit", "days", "detailed", "tags"}
-    assert args["unit"] == "celsius"
-    assert isinstance(args["days"], int)
-    assert isinstance(args["detailed"], bool)
-    assert isinstance(args["tags"], list)
-    assert isinstance(args["tags"][0], str)

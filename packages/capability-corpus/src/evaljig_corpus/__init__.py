@@ -3,7 +3,7 @@
 One packaged corpus of canonical inputs (a valid baseline and named invalid inputs per
 capability) so conformance tests, eval suites and provider authors stop hand-rolling payloads;
 ``assert_<capability>_conformance(target, **fixture.kwargs())`` checks a target's answer.
-Importing it needs httpx and nothing heavier.
+Importing it needs httpx and jsonschema and nothing heavier.
 """
 
 from evaljig_corpus._conformance import (
@@ -11,12 +11,16 @@ from evaljig_corpus._conformance import (
     assert_chat_conformance,
     assert_completion_conformance,
     assert_embed_conformance,
+    assert_json_object_conformance,
     assert_loglikelihood_conformance,
     assert_logprobs_conformance,
     assert_models_conformance,
+    assert_multiturn_tools_conformance,
+    assert_nested_tools_conformance,
     assert_responses_stream_conformance,
     assert_responses_tools_conformance,
     assert_stream_conformance,
+    assert_structured_conformance,
     assert_tools_conformance,
 )
 from evaljig_corpus._corpus_run import FixtureVerdict, run_corpus
@@ -50,12 +54,16 @@ __all__ = [
     "assert_chat_conformance",
     "assert_completion_conformance",
     "assert_embed_conformance",
+    "assert_json_object_conformance",
     "assert_loglikelihood_conformance",
     "assert_logprobs_conformance",
     "assert_models_conformance",
+    "assert_multiturn_tools_conformance",
+    "assert_nested_tools_conformance",
     "assert_responses_stream_conformance",
     "assert_responses_tools_conformance",
     "assert_stream_conformance",
+    "assert_structured_conformance",
     "assert_tools_conformance",
     "configured_client",
     "corpus_root",

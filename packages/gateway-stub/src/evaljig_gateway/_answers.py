@@ -1,14 +1,16 @@
-"""Loading an answer key (question text -> answer) from JSON or JSONL."""
+"""Loading an answer key (question text -> answer, or -> a scripted chat turn) from JSON or JSONL."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import orjson
 
 from evaljig_common import EvaljigError
 from evaljig_gateway._content import AnswerKey
+from evaljig_gateway._script import ScriptError, parse_script
 
 
 class AnswerKeyError(EvaljigError, ValueError):
@@ -16,7 +18,10 @@ class AnswerKeyError(EvaljigError, ValueError):
 
 
 def load_answer_key(path: Path) -> AnswerKey:
-    """Read ``{"question": "answer", ...}`` (.json) or ``{"question", "answer"}`` lines (.jsonl)."""
+    """Read ``{"question": answer, ...}`` (.json) or ``{"question", "answer"}`` lines (.jsonl).
+
+    An answer is a string, or an object scripting the assistant's turn(s) (see ``_script``).
+    """
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -32,8 +37,8 @@ def load_answer_key(path: Path) -> AnswerKey:
     return AnswerKey(_checked(path, data))
 
 
-def _from_jsonl(path: Path, text: str) -> dict[str, str]:
-    answers: dict[str, str] = {}
+def _from_jsonl(path: Path, text: str) -> dict[str, str | Mapping[str, Any]]:
+    answers: dict[str, str | Mapping[str, Any]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -44,15 +49,31 @@ def _from_jsonl(path: Path, text: str) -> dict[str, str]:
         if (
             not isinstance(row, dict)
             or not isinstance(row.get("question"), str)
-            or not isinstance(row.get("answer"), str)
+            or not isinstance(row.get("answer"), (str, dict))
         ):
-            raise AnswerKeyError(f'{path}:{number}: expected {{"question": str, "answer": str}}')
+            raise AnswerKeyError(f'{path}:{number}: expected {{"question": str, "answer": str or scripted turn}}')
+        _check_script(f"{path}:{number}", row["question"], row["answer"])
         answers[row["question"]] = row["answer"]
     return answers
 
 
-def _checked(path: Path, data: Mapping[object, object]) -> dict[str, str]:
+def _checked(path: Path, data: Mapping[object, object]) -> dict[str, str | Mapping[str, Any]]:
+    checked: dict[str, str | Mapping[str, Any]] = {}
     for question, answer in data.items():
-        if not isinstance(question, str) or not question.strip() or not isinstance(answer, str):
-            raise AnswerKeyError(f"{path}: entry {question!r}: question and answer must be non-empty strings")
-    return {str(q): str(a) for q, a in data.items()}
+        if not isinstance(question, str) or not question.strip() or not isinstance(answer, (str, dict)):
+            raise AnswerKeyError(
+                f"{path}: entry {question!r}: the question must be a non-empty string and the answer a string "
+                "or a scripted turn object"
+            )
+        _check_script(str(path), question, answer)
+        checked[question] = answer
+    return checked
+
+
+def _check_script(where: str, question: str, answer: str | Mapping[str, Any]) -> None:
+    if isinstance(answer, str):
+        return
+    try:
+        parse_script(answer, "answer")
+    except ScriptError as exc:
+        raise AnswerKeyError(f"{where}: entry {question!r}: {exc}") from exc

@@ -17,6 +17,7 @@ import struct
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from evaljig_gateway._script import Turn, parse_script
 from evaljig_gateway._work import Work, drain
 
 TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
@@ -113,14 +114,35 @@ def message_text(content: Any) -> str:
 
 
 class AnswerKey:
-    """Known answers for known questions: the longest question found in the prompt wins."""
+    """Known answers for known questions: the longest question found in the prompt wins.
 
-    def __init__(self, answers: Mapping[str, str] | None = None) -> None:
-        items = ((normalize_text(q), a) for q, a in (answers or {}).items())
-        self._answers = dict(sorted(items, key=lambda qa: (-len(qa[0]), qa[0])))
+    A string answer is text for any prompt holding the question; an object is a scripted chat turn
+    (or ``{"turns": [...]}``, see ``_script``) for a conversation whose last user message holds it.
+    """
+
+    def __init__(self, answers: Mapping[str, str | Mapping[str, Any]] | None = None) -> None:
+        items = sorted(
+            ((normalize_text(q), a) for q, a in (answers or {}).items()), key=lambda qa: (-len(qa[0]), qa[0])
+        )
+        self._answers = {q: a for q, a in items if isinstance(a, str)}
+        self._scripts = {q: parse_script(a, f"answer for {q!r}") for q, a in items if not isinstance(a, str)}
 
     def __len__(self) -> int:
-        return len(self._answers)
+        return len(self._answers) + len(self._scripts)
+
+    def turn_for(self, messages: list[dict[str, Any]]) -> Turn | None:
+        """The scripted turn for a conversation: by the last user message, then by assistant turns since."""
+        if not self._scripts:
+            return None
+        last = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=None)
+        if last is None:
+            return None
+        text = normalize_text(message_text(messages[last].get("content")))
+        for question, turns in self._scripts.items():
+            if question in text:
+                index = sum(1 for m in messages[last + 1 :] if m.get("role") == "assistant")
+                return turns[index] if index < len(turns) else None
+        return None
 
     def items(self) -> list[tuple[str, str]]:
         """(question with whitespace collapsed, answer) pairs, longest question first."""
@@ -134,6 +156,10 @@ class AnswerKey:
             if question in text:
                 return answer
         return None
+
+
+def _longest_first(entry: tuple[str, Any]) -> tuple[int, str]:
+    return -len(entry[0]), entry[0]
 
 
 def default_answer(prompt: str, seed: int = 0) -> str:
@@ -211,32 +237,3 @@ def embedding_work(model: str, item: Any, dimensions: int) -> Work[list[float]]:
 def encode_base64_floats(vector: list[float]) -> str:
     """OpenAI's ``encoding_format="base64"``: little-endian float32."""
     return base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode()
-
-
-def tool_arguments(schema: Any, prompt: str) -> Any:
-    """A value that satisfies a JSON-Schema fragment, derived from the prompt."""
-    if not isinstance(schema, dict):
-        return {}
-    if "enum" in schema and isinstance(schema["enum"], list) and schema["enum"]:
-        return schema["enum"][0]
-    if "const" in schema:
-        return schema["const"]
-    kind = schema.get("type", "object")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "string")
-    if kind == "object":
-        props = schema.get("properties")
-        if not isinstance(props, dict):  # validation refuses these; never crash on one anyway
-            return {}
-        return {name: tool_arguments(sub, f"{prompt}\x00{name}") for name, sub in props.items()}
-    if kind == "array":
-        return [tool_arguments(schema.get("items", {"type": "string"}), prompt)]
-    if kind == "integer":
-        return int(_unit(prompt) * 100)
-    if kind == "number":
-        return round(_unit(prompt) * 100, 2)
-    if kind == "boolean":
-        return _unit(prompt) >= 0.5
-    if kind == "null":
-        return None
-    return _VOCABULARY[int(_unit(prompt) * len(_VOCABULARY))]

@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 
-from evaljig_gateway import _completions, _content, _responses, _validation
+from evaljig_gateway import _assistant, _completions, _content, _responses, _structured, _tool_choice, _validation
 from evaljig_gateway._behaviours import BEHAVIOUR_TABLE
 from evaljig_gateway._errors import invalid, missing
 from evaljig_gateway._limits import Limits, check_product
@@ -72,10 +72,8 @@ def chat_completions(req: Request) -> Work[Reply]:
     top = _validation.optional_int(body, "top_logprobs", 0, 20)
     if top is not None and not want_logprobs:
         raise invalid("top_logprobs", "requires 'logprobs' to be true")
-    tools = _validation.tools_of(body)
-    tool = _validation.tool_choice_of(body, tools)
-    if messages[-1].get("role") == "tool":
-        tool = None  # the tool answered: finish the turn with text, as an agent loop expects
+    policy = _tool_choice.tool_choice_of(body)
+    json_format = _structured.response_format_of(body)
     options = body.get("stream_options")
     if options is not None and (not isinstance(options, dict) or not stream):
         raise invalid("stream_options", "is only allowed with 'stream': true and must be an object")
@@ -84,18 +82,28 @@ def chat_completions(req: Request) -> Work[Reply]:
     prompt = "\n".join(_content.message_text(m.get("content")) for m in messages)
     prompt_tokens = yield from _content.count_tokens_work(prompt)
     known = req.answers.lookup(prompt)
+    turn = req.answers.turn_for(messages)  # a scripted turn overrides tool choice and format
+    to_call = _tool_choice.calls_for(policy, messages) if turn is None else []
+    seed = _assistant.conversation_seed(messages) if to_call or json_format else ""  # only what needs it pays
     digest = req.digest
     choices: list[dict[str, Any]] = []
     completion_tokens = 0
     for index in range(n):
         yield
-        if tool is not None:
-            call = _tool_call(tool, prompt, digest, index)
-            completion_tokens += _content.count_tokens(call["function"]["arguments"])
-            message = {"role": "assistant", "content": None, "tool_calls": [call], "refusal": None}
-            choices.append({"index": index, "message": message, "logprobs": None, "finish_reason": "tool_calls"})
+        calls = _assistant.scripted_calls(turn) if turn else _assistant.generated_calls(to_call, seed, index)
+        if calls:
+            message, finish = _assistant.call_message(calls, digest, index, legacy=policy.legacy)
+            completion_tokens += sum(_content.count_tokens(c.payload) for c in calls)
+            choices.append({"index": index, "message": message, "logprobs": None, "finish_reason": finish})
             continue
-        text, finish = _content.truncate(_answer(known, prompt, index), max_tokens, stop)
+        if turn is not None and turn.content is not None:
+            raw = turn.content
+        elif json_format is not None:
+            answer = _content.default_answer(prompt, index)
+            raw = _structured.json_content(json_format, known, answer, f"{seed}\x00{index}")
+        else:
+            raw = _answer(known, prompt, index)
+        text, finish = _content.truncate(raw, max_tokens, stop)
         completion_tokens += _content.count_tokens(text)
         logprobs = (
             {"content": _content.chat_logprobs(_content.pieces(text), top or 0), "refusal": None}
@@ -129,15 +137,6 @@ def _dumped(items: list[dict[str, Any]]) -> Work[list[bytes]]:
     return parts
 
 
-def _tool_call(tool: dict[str, Any], prompt: str, digest: str, index: int) -> dict[str, Any]:
-    arguments = _content.tool_arguments(tool.get("parameters") or {"type": "object"}, prompt)
-    return {
-        "id": f"call_{digest[24 + index % 8 : 48 + index % 8]}",
-        "type": "function",
-        "function": {"name": tool["name"], "arguments": orjson.dumps(arguments).decode()},
-    }
-
-
 def _chat_chunks(
     head: dict[str, Any], choices: list[dict[str, Any]], usage: dict[str, Any] | None
 ) -> Work[list[dict[str, Any]]]:
@@ -149,17 +148,8 @@ def _chat_chunks(
         yield
         index, message = choice["index"], choice["message"]
         deltas: list[tuple[dict[str, Any], Any]] = [({"role": "assistant", "content": ""}, None)]
-        if message.get("tool_calls"):
-            call = message["tool_calls"][0]
-            first = {
-                "index": 0,
-                "id": call["id"],
-                "type": "function",
-                "function": {"name": call["function"]["name"], "arguments": ""},
-            }
-            deltas.append(({"tool_calls": [first]}, None))
-            args = {"index": 0, "function": {"arguments": call["function"]["arguments"]}}
-            deltas.append(({"tool_calls": [args]}, None))
+        if message.get("tool_calls") or message.get("function_call"):
+            deltas.extend((delta, None) for delta in _assistant.call_deltas(message))
         else:
             logprobs = (choice["logprobs"] or {}).get("content")
             for i, piece in enumerate(_content.pieces(message["content"])):

@@ -24,6 +24,7 @@ import orjson
 from evaljig_gateway import _content, _validation
 from evaljig_gateway._errors import invalid, missing
 from evaljig_gateway._replies import SSE, Reply, json_reply
+from evaljig_gateway._schema_instance import SchemaInstanceError, instance_for
 from evaljig_gateway._work import Work
 
 if TYPE_CHECKING:
@@ -33,13 +34,14 @@ _ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "re
 _FORMATS = ("text", "json_object", "json_schema")
 
 
-def _instance_for(schema: Any, seed: str) -> Any:
-    """A JSON value fitting ``schema``, derived from ``seed``.
-
-    TODO: swap for ``_schema_instance`` (the shared schema-instance generator, with ``$ref``/``$defs``,
-    ``anyOf``, formats and bounds) when it lands; this covers ``properties``/``items``/``enum``/``const``.
-    """
-    return _content.tool_arguments(schema if isinstance(schema, dict) else {"type": "object"}, seed)
+def _instance_json(schema: Any, seed: str, param: str) -> str:
+    """A JSON instance of ``schema`` (the gateway's one schema-instance generator), as text; 400 naming ``param``."""
+    try:
+        return orjson.dumps(instance_for(schema if isinstance(schema, (dict, bool)) else {}, seed=seed)).decode()
+    except SchemaInstanceError as exc:
+        raise invalid(param, str(exc)) from exc
+    except TypeError as exc:  # a const/enum integer past 64 bits
+        raise invalid(param, f"holds a value JSON output cannot carry: {exc}") from exc
 
 
 def _input_items(raw: Any) -> list[dict[str, Any]]:
@@ -156,7 +158,7 @@ def _formatted(fmt: dict[str, Any], known: str | None, prompt: str) -> str | Non
             return known
     if fmt["type"] == "json_object":
         return orjson.dumps({"answer": known if known is not None else _content.default_answer(prompt)}).decode()
-    return orjson.dumps(_instance_for(fmt["schema"], prompt)).decode()
+    return _instance_json(fmt["schema"], prompt, "text.format.schema")
 
 
 def responses(req: Request) -> Work[Reply]:
@@ -185,7 +187,7 @@ def responses(req: Request) -> Work[Reply]:
     known = req.answers.lookup(full_prompt)
     finish = "stop"
     if tool is not None:
-        arguments = orjson.dumps(_instance_for(tool.get("parameters") or {"type": "object"}, full_prompt)).decode()
+        arguments = _instance_json(tool.get("parameters") or {"type": "object"}, full_prompt, "tools.parameters")
         output_tokens = _content.count_tokens(arguments)
         item: dict[str, Any] = {
             "type": "function_call",

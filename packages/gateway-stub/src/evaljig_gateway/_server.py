@@ -8,7 +8,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 import uvicorn
 
@@ -79,7 +79,7 @@ class Gateway:
         *,
         host: str = LOOPBACK,
         port: int = 0,
-        answers: AnswerKey | Mapping[str, str] | Path | None = None,
+        answers: AnswerKey | Mapping[str, str | Mapping[str, Any]] | Path | None = None,
         journal_path: Path | None = None,
         journal_capacity: int = DEFAULT_CAPACITY,
         journal_max_bytes: int = DEFAULT_MAX_BYTES,
@@ -174,12 +174,12 @@ class Gateway:
         """Forget calls and per-model attempt counts."""
         self.journal.reset()
 
-    def set_answers(self, answers: AnswerKey | Mapping[str, str] | Path | None) -> None:
+    def set_answers(self, answers: AnswerKey | Mapping[str, str | Mapping[str, Any]] | Path | None) -> None:
         """Replace the answer key (``None`` goes back to prompt-derived answers)."""
         self.app.answers = _answer_key(answers)
 
 
-def _answer_key(answers: AnswerKey | Mapping[str, str] | Path | None) -> AnswerKey:
+def _answer_key(answers: AnswerKey | Mapping[str, str | Mapping[str, Any]] | Path | None) -> AnswerKey:
     if isinstance(answers, AnswerKey):
         return answers
     if isinstance(answers, Path):

@@ -6,6 +6,10 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from evaljig_corpus._conformance.agent_tools import (
+    assert_multiturn_tools_conformance,
+    assert_nested_tools_conformance,
+)
 from evaljig_corpus._conformance.chat import assert_chat_conformance, assert_logprobs_conformance
 from evaljig_corpus._conformance.completion import assert_completion_conformance
 from evaljig_corpus._conformance.embed import assert_embed_conformance
@@ -16,6 +20,7 @@ from evaljig_corpus._conformance.responses import (
     assert_responses_tools_conformance,
 )
 from evaljig_corpus._conformance.stream import assert_stream_conformance
+from evaljig_corpus._conformance.structured import assert_json_object_conformance, assert_structured_conformance
 from evaljig_corpus._conformance.tools import assert_tools_conformance
 
 #: Capability -> its helper; a fixture's ``payload`` keys are that helper's keyword arguments.
@@ -31,6 +36,10 @@ CONFORMANCE_CHECKS: Mapping[str, Callable[..., Any]] = MappingProxyType(
         "loglikelihood": assert_loglikelihood_conformance,
         "responses_tools": assert_responses_tools_conformance,
         "responses_stream": assert_responses_stream_conformance,
+        "json_object": assert_json_object_conformance,
+        "structured": assert_structured_conformance,
+        "multiturn_tools": assert_multiturn_tools_conformance,
+        "nested_tools": assert_nested_tools_conformance,
     }
 )
 
@@ -39,11 +48,15 @@ __all__ = [
     "assert_chat_conformance",
     "assert_completion_conformance",
     "assert_embed_conformance",
+    "assert_json_object_conformance",
     "assert_loglikelihood_conformance",
     "assert_logprobs_conformance",
     "assert_models_conformance",
+    "assert_multiturn_tools_conformance",
+    "assert_nested_tools_conformance",
     "assert_responses_stream_conformance",
     "assert_responses_tools_conformance",
     "assert_stream_conformance",
+    "assert_structured_conformance",
     "assert_tools_conformance",
 ]

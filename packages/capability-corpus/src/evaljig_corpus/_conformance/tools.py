@@ -11,15 +11,6 @@ from evaljig_corpus._conformance.shared import check_choices, check_head, reques
 from evaljig_corpus._transport import DEFAULT_TIMEOUT, Target, client_for, post_json
 
 _EXCERPT = 300
-_JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "object": (dict,),
-    "array": (list,),
-    "null": (type(None),),
-}
 
 
 def assert_tools_conformance(
@@ -41,11 +32,23 @@ def assert_tools_conformance(
     check.one_of(choice.get("finish_reason"), ("tool_calls", "stop"), "choices[0].finish_reason")
     message = check.obj(choice.get("message"), "choices[0].message")
     check.equal(message.get("role"), "assistant", "choices[0].message.role")
+    check_tool_calls(check, message, tools, _forced_name(tool_choice), "choices[0].message")
+    check.usage(data.get("usage"))
+    return data
+
+
+def check_tool_calls(
+    check: Checker,
+    message: Mapping[str, Any],
+    tools: Sequence[Mapping[str, Any]] | None,
+    forced: str | None,
+    field: str,
+) -> None:
+    """``message.tool_calls``: each calls an offered function (``forced`` if given) with arguments fitting it."""
     offered = _offered(tools)
-    forced = _forced_name(tool_choice)
-    calls = check.arr(message.get("tool_calls"), "choices[0].message.tool_calls", non_empty=True)
+    calls = check.arr(message.get("tool_calls"), f"{field}.tool_calls", non_empty=True)
     for j, raw in enumerate(calls):
-        where = f"choices[0].message.tool_calls[{j}]"
+        where = f"{field}.tool_calls[{j}]"
         call = check.obj(raw, where)
         check.string(call.get("id"), f"{where}.id", non_empty=True)
         check.equal(call.get("type"), "function", f"{where}.type")
@@ -58,8 +61,6 @@ def assert_tools_conformance(
         arguments = check.obj(_parse_arguments(check, check.string(function.get("arguments"), at), at), at)
         for problem in schema_problems(arguments, offered[name], "arguments"):
             check.fail(at, problem)
-    check.usage(data.get("usage"))
-    return data
 
 
 def _parse_arguments(check: Checker, text: str, where: str) -> Any:
@@ -93,28 +94,25 @@ def _forced_name(tool_choice: str | Mapping[str, Any] | None) -> str | None:
 
 
 def schema_problems(value: Any, schema: Mapping[str, Any], where: str) -> list[str]:
-    """The subset of JSON Schema tool definitions use: type, enum, const, required, properties, items."""
-    kinds = schema.get("type")
-    if isinstance(kinds, str):
-        kinds = [kinds]
-    if isinstance(kinds, list) and kinds:
-        allowed = tuple(t for k in kinds for t in _JSON_TYPES.get(k, ()))
-        is_bool_for_number = isinstance(value, bool) and "boolean" not in kinds
-        if not isinstance(value, allowed) or is_bool_for_number:
-            return [f"{where} must be of type {'/'.join(kinds)}, got {json.dumps(value)}"]
-    if isinstance(schema.get("enum"), list) and value not in schema["enum"]:
-        return [f"{where} must be one of {json.dumps(schema['enum'])}, got {json.dumps(value)}"]
-    if "const" in schema and value != schema["const"]:
-        return [f"{where} must be {json.dumps(schema['const'])}, got {json.dumps(value)}"]
-    problems: list[str] = []
-    if isinstance(value, dict):
-        problems += [f"{where}.{key} is required" for key in schema.get("required", []) if key not in value]
-        properties = schema.get("properties")
-        if isinstance(properties, Mapping):
-            for key, sub in properties.items():
-                if key in value and isinstance(sub, Mapping):
-                    problems += schema_problems(value[key], sub, f"{where}.{key}")
-    if isinstance(value, list) and isinstance(schema.get("items"), Mapping):
-        for i, item in enumerate(value):
-            problems += schema_problems(item, schema["items"], f"{where}[{i}]")
-    return problems
+    """Every way ``value`` breaks ``schema`` (full JSON Schema: ``$ref``/``$defs``, combinators, bounds, formats).
+
+    ``jsonschema`` judges, with the draft the schema declares (2020-12 when it declares none), so a
+    nested pydantic model's arguments are checked as strictly as the client will parse them.
+    """
+    # imported on first use: jsonschema costs ~100 ms, and importing the corpus should stay light
+    import jsonschema  # type: ignore[import-untyped,unused-ignore]
+    import referencing.exceptions
+
+    try:
+        validator_class = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        validator = validator_class(schema, format_checker=jsonschema.FormatChecker())
+        errors = sorted(validator.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path])
+    except (jsonschema.exceptions.SchemaError, referencing.exceptions.Unresolvable) as exc:
+        return [f"the offered schema cannot be used to check {where}: {str(exc).splitlines()[0]}"]
+    except RecursionError:
+        return [f"the offered schema nests too deeply to check {where}"]
+    return [f"{where}{''.join(_step(p) for p in e.absolute_path)}: {e.message}" for e in errors]
+
+
+def _step(part: str | int) -> str:
+    return f"[{part}]" if isinstance(part, int) else f".{part}"

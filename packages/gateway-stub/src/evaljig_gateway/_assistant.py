@@ -1,0 +1,112 @@
+"""The assistant's tool calls in the shapes clients parse: ``tool_calls`` (function, custom) or ``function_call``.
+
+Arguments come from the one schema-instance generator, seeded by the conversation, the choice
+index and the tool, so the same request gets the same calls; a scripted turn's calls are used as
+they are.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from evaljig_gateway import _content, _regex_sample
+from evaljig_gateway._errors import GatewayError, invalid
+from evaljig_gateway._schema_instance import SchemaInstanceError, instance_for
+from evaljig_gateway._script import Turn
+from evaljig_gateway._tool_choice import Tool
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One call to answer: ``payload`` is a function's JSON arguments or a custom tool's input text."""
+
+    kind: str
+    name: str
+    payload: str
+
+
+def conversation_seed(messages: list[dict[str, Any]]) -> str:
+    """A digest of the canonical conversation: key order and whitespace in the request do not matter."""
+    try:
+        return hashlib.sha256(orjson.dumps(messages, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    except TypeError:
+        raise GatewayError(400, "The messages cannot be read as JSON.", param="messages") from None
+
+
+def generated_calls(tools: list[Tool], seed: str, index: int) -> list[Call]:
+    return [_generated(tool, f"{seed}\x00{index}\x00{tool.name}") for tool in tools]
+
+
+def scripted_calls(turn: Turn) -> list[Call]:
+    return [Call(c.kind, c.name, c.payload) for c in turn.calls]
+
+
+def _generated(tool: Tool, seed: str) -> Call:
+    if tool.kind == "custom":
+        return Call("custom", tool.name, _custom_input(tool, seed))
+    schema = tool.parameters or {"type": "object"}
+    try:
+        arguments = instance_for(schema, seed=seed)
+        return Call("function", tool.name, orjson.dumps(arguments).decode())
+    except SchemaInstanceError as exc:
+        raise invalid(f"{tool.where}.parameters", str(exc)) from exc
+    except TypeError as exc:  # a const/enum integer past 64 bits
+        raise invalid(f"{tool.where}.parameters", f"holds a value JSON output cannot carry: {exc}") from exc
+
+
+def _custom_input(tool: Tool, seed: str) -> str:
+    """Free text, or a string matching a ``regex`` grammar (a ``lark`` grammar gets free text)."""
+    if tool.grammar and tool.grammar[0] == "regex":
+        rng = random.Random(int.from_bytes(hashlib.sha256(seed.encode()).digest()[:8], "big"))
+        sample = _regex_sample.sample(f"^(?:{tool.grammar[1]})$", rng)
+        if sample is None:
+            raise invalid(f"{tool.where}.format.grammar.definition", "cannot generate a string matching this regex")
+        return sample
+    return _content.default_answer(seed)
+
+
+def call_id(digest: str, index: int, position: int) -> str:
+    if position == 0:
+        return f"call_{digest[24 + index % 8 : 48 + index % 8]}"
+    return "call_" + hashlib.sha256(f"{digest}\x00{index}\x00{position}".encode()).hexdigest()[:24]
+
+
+def call_message(calls: list[Call], digest: str, index: int, *, legacy: bool) -> tuple[dict[str, Any], str]:
+    """The assistant message and finish reason for ``calls``."""
+    if legacy:
+        first = calls[0]
+        return (
+            {"role": "assistant", "content": None, "function_call": {"name": first.name, "arguments": first.payload}},
+            "function_call",
+        )
+    tool_calls = [
+        {"id": call_id(digest, index, i), "type": "custom", "custom": {"name": c.name, "input": c.payload}}
+        if c.kind == "custom"
+        else {"id": call_id(digest, index, i), "type": "function", "function": {"name": c.name, "arguments": c.payload}}
+        for i, c in enumerate(calls)
+    ]
+    return {"role": "assistant", "content": None, "tool_calls": tool_calls, "refusal": None}, "tool_calls"
+
+
+def call_deltas(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """Stream deltas for a tool-call message: each call's head (id, name) then its arguments or input."""
+    legacy = message.get("function_call")
+    if legacy is not None:
+        return [
+            {"function_call": {"name": legacy["name"], "arguments": ""}},
+            {"function_call": {"arguments": legacy["arguments"]}},
+        ]
+    deltas: list[dict[str, Any]] = []
+    for i, call in enumerate(message["tool_calls"]):
+        kind = call["type"]
+        spec = call[kind]
+        field = "input" if kind == "custom" else "arguments"
+        head = {"index": i, "id": call["id"], "type": kind, kind: {"name": spec["name"], field: ""}}
+        deltas.append({"tool_calls": [head]})
+        deltas.append({"tool_calls": [{"index": i, kind: {field: spec[field]}}]})
+    return deltas

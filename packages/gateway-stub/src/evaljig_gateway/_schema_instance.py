@@ -1,0 +1,537 @@
+"""One generator of JSON values that satisfy a JSON Schema: structured output and tool arguments alike.
+
+Clients send pydantic-made schemas (``$defs``/``$ref``, unions, enums, bounds, formats) and parse
+the answer back into the model, so an answer that is not an instance breaks them. Values are a pure
+function of the schema and ``seed`` (a seeded ``random.Random`` walks the schema in document
+order), so the same request gets the same bytes.
+
+Covered: local ``$ref`` (``#``, ``#/$defs/..``, ``#/definitions/..``, any JSON pointer) with recursion
+bounded (after ``MAX_REF_REPEATS`` expansions of one reference on the current path the smallest
+instance is chosen: the non-recursive ``anyOf`` branch, ``null``, no optional properties, the
+fewest items); ``allOf`` (merged), ``anyOf``/``oneOf`` (one branch, non-null preferred), ``enum``,
+``const``, ``type`` lists, ``properties``/``required``/``additionalProperties``/``min|maxProperties``,
+``items``/``prefixItems``/tuple ``items``/``min|maxItems``/``uniqueItems``/``contains``, string
+``min|maxLength``/``pattern``/``format`` (date, date-time, time, email, uri, uuid, hostname, ipv4,
+ipv6), numeric ``minimum``/``maximum``/``exclusiveMinimum``/``exclusiveMaximum`` (draft-4 booleans
+too)/``multipleOf``. Not followed: ``not``, ``if``/``then``/``else``, ``patternProperties``,
+``propertyNames``, ``dependent*``, remote ``$ref``; ``oneOf`` branches that overlap may both match.
+A schema that admits no value here raises :class:`SchemaInstanceError` naming the place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import uuid
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import unquote
+
+import orjson
+
+from evaljig_gateway import _content, _regex_sample
+
+__all__ = ["MAX_REF_REPEATS", "SchemaInstanceError", "instance_for"]
+
+#: Expansions of one ``$ref`` on the current path before the generator answers the smallest instance.
+MAX_REF_REPEATS = 2
+#: Nested ``$ref`` expansions after which a schema is judged to have no finite instance.
+_MAX_REF_STACK = 64
+#: Nesting of schemas walked (orjson refuses to write JSON nested past 255 levels).
+_MAX_DEPTH = 200
+#: Values one instance may hold (a ``minItems`` of a million would otherwise hold the gateway).
+MAX_VALUES = 100_000
+_WORDS = _content._VOCABULARY  # the words answers are made of, shared
+_UNSET = object()
+_TYPES = ("object", "array", "string", "integer", "number", "boolean", "null")
+_LOWER_BOUNDS = ("minimum", "minLength", "minItems", "minProperties", "minContains")
+_UPPER_BOUNDS = ("maximum", "maxLength", "maxItems", "maxProperties", "maxContains")
+
+
+class SchemaInstanceError(ValueError):
+    """A schema this generator cannot answer; the message names the place in the schema."""
+
+
+def instance_for(schema: Mapping[str, Any] | bool, *, seed: str) -> Any:
+    """A JSON value valid against ``schema``, the same for the same ``(schema, seed)``.
+
+    ``seed`` should be derived from the request (e.g. its canonical prompt and choice index).
+    """
+    return _Generator(schema, seed).value(schema, "#", 0)
+
+
+def _rng(seed: str) -> random.Random:
+    return random.Random(int.from_bytes(hashlib.sha256(seed.encode()).digest()[:8], "big"))
+
+
+def _canonical(value: Any) -> bytes:
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # an integer past 64 bits from a schema's const/enum
+        return json.dumps(value, sort_keys=True).encode()
+
+
+class _Generator:
+    def __init__(self, root: Mapping[str, Any] | bool, seed: str) -> None:
+        self._root = root
+        self._rng = _rng(seed)
+        self._refs: list[str] = []
+        self._values = 0
+
+    # ------------------------------------------------------------------ dispatch
+
+    def value(self, schema: Any, where: str, depth: int) -> Any:
+        self._values += 1
+        if self._values > MAX_VALUES:
+            raise SchemaInstanceError(f"{where}: the schema asks for more than {MAX_VALUES} values")
+        if depth > _MAX_DEPTH:
+            raise SchemaInstanceError(f"{where}: nests deeper than {_MAX_DEPTH} levels")
+        if schema is True:
+            return self._word()
+        if schema is False:
+            raise SchemaInstanceError(f"{where}: the schema 'false' admits no value")
+        if not isinstance(schema, Mapping):
+            raise SchemaInstanceError(f"{where}: a schema must be an object or a boolean")
+        if "$ref" in schema:
+            return self._ref(schema, where, depth)
+        if "allOf" in schema:
+            return self.value(self._merged(schema, where), where, depth + 1)
+        for key in ("anyOf", "oneOf"):
+            if key in schema:
+                return self._branch(schema, key, where, depth)
+        if "const" in schema:
+            return schema["const"]
+        if "enum" in schema:
+            return self._enum(schema, where)
+        kind = self._kind(schema, where)
+        if kind == "object":
+            return self._object(schema, where, depth)
+        if kind == "array":
+            return self._array(schema, where, depth)
+        if kind == "string":
+            return self._string(schema, where)
+        if kind in ("integer", "number"):
+            return self._number(schema, kind, where)
+        if kind == "boolean":
+            return self._rng.random() < 0.5
+        return None
+
+    @property
+    def _minimal(self) -> bool:
+        """True once some reference on the current path has been expanded ``MAX_REF_REPEATS`` times."""
+        return any(self._refs.count(ref) >= MAX_REF_REPEATS for ref in set(self._refs))
+
+    # ------------------------------------------------------------------ references and combinators
+
+    def _resolve(self, ref: Any, where: str) -> Any:
+        if not isinstance(ref, str) or not ref.startswith("#"):
+            raise SchemaInstanceError(f"{where}/$ref: only local references ('#...') are followed, got {ref!r}")
+        node: Any = self._root
+        for raw in (p for p in ref[1:].split("/") if p):
+            part = unquote(raw).replace("~1", "/").replace("~0", "~")
+            if isinstance(node, Mapping) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            else:
+                raise SchemaInstanceError(f"{where}/$ref: {ref!r} does not resolve")
+        return node
+
+    def _ref(self, schema: Mapping[str, Any], where: str, depth: int) -> Any:
+        ref = schema["$ref"]
+        if len(self._refs) >= _MAX_REF_STACK:
+            raise SchemaInstanceError(f"{where}/$ref: {ref!r} recurses without a finite instance")
+        target = self._resolve(ref, where)
+        rest = {k: v for k, v in schema.items() if k not in ("$ref", "$defs", "definitions") and _constrains(k)}
+        self._refs.append(str(ref))
+        try:
+            merged = {"allOf": [target, rest]} if rest else target
+            return self.value(merged, f"{where}/$ref", depth + 1)
+        finally:
+            self._refs.pop()
+
+    def _merged(self, schema: Mapping[str, Any], where: str) -> dict[str, Any]:
+        """``allOf`` folded into one schema: properties merged, bounds tightened, types intersected."""
+        out: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
+        pending = list(schema["allOf"]) if isinstance(schema["allOf"], list) else []
+        closed: list[set[str]] = [set(out.get("properties") or {})] if out.get("additionalProperties") is False else []
+        steps = 0
+        while pending:
+            steps += 1
+            if steps > 256:
+                raise SchemaInstanceError(f"{where}/allOf: references itself without end")
+            member = pending.pop(0)
+            if member is True:
+                continue
+            if not isinstance(member, Mapping):
+                raise SchemaInstanceError(f"{where}/allOf: members must be schemas (objects or true)")
+            if "$ref" in member:
+                target = self._resolve(member["$ref"], f"{where}/allOf")
+                pending.insert(0, {k: v for k, v in member.items() if k != "$ref"})
+                pending.insert(0, target)
+                continue
+            if isinstance(member.get("allOf"), list):
+                pending[:0] = member["allOf"]
+                member = {k: v for k, v in member.items() if k != "allOf"}
+            if member.get("additionalProperties") is False:
+                closed.append(set(member.get("properties") or {}))
+            _merge_into(out, member)
+        if closed:
+            allowed = set.intersection(*closed)
+            out["properties"] = {k: v for k, v in (out.get("properties") or {}).items() if k in allowed}
+            out["additionalProperties"] = False
+        if isinstance(out.get("type"), list) and not out["type"]:
+            raise SchemaInstanceError(f"{where}/allOf: the members' types have nothing in common")
+        return out
+
+    def _branch(self, schema: Mapping[str, Any], key: str, where: str, depth: int) -> Any:
+        branches = schema[key]
+        if not isinstance(branches, list) or not branches:
+            raise SchemaInstanceError(f"{where}/{key}: must be a non-empty array of schemas")
+        if self._minimal:
+            index = min(range(len(branches)), key=lambda i: (_cost(branches[i], 0), i))
+        else:
+            useful = [i for i, b in enumerate(branches) if not _is_null(b)] or list(range(len(branches)))
+            index = useful[self._rng.randrange(len(useful))]
+        rest = {k: v for k, v in schema.items() if k != key}
+        chosen = branches[index]
+        merged = {"allOf": [rest, chosen]} if any(_constrains(k) for k in rest) else chosen
+        return self.value(merged, f"{where}/{key}/{index}", depth + 1)
+
+    def _enum(self, schema: Mapping[str, Any], where: str) -> Any:
+        options = schema["enum"]
+        if not isinstance(options, list) or not options:
+            raise SchemaInstanceError(f"{where}/enum: must be a non-empty array")
+        kinds = schema.get("type")
+        if kinds is not None:
+            wanted = set(kinds) if isinstance(kinds, list) else {kinds}
+            options = [
+                o for o in options if _json_type(o) in wanted or (_json_type(o) == "integer" and "number" in wanted)
+            ]
+            if not options:
+                raise SchemaInstanceError(f"{where}/enum: no value is of type {kinds!r}")
+        return options[self._rng.randrange(len(options))]
+
+    def _kind(self, schema: Mapping[str, Any], where: str) -> str:
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            kinds = [str(k) for k in kind if k in _TYPES]
+            if not kinds:
+                raise SchemaInstanceError(f"{where}/type: names no JSON type")
+            if self._minimal:
+                return min(kinds, key=lambda k: (k in ("object", "array"), k != "null"))
+            useful = [k for k in kinds if k != "null"] or kinds
+            return useful[self._rng.randrange(len(useful))]
+        if isinstance(kind, str):
+            if kind not in _TYPES:
+                raise SchemaInstanceError(f"{where}/type: {kind!r} is not a JSON type")
+            return kind
+        if self._minimal and schema.get("nullable") is True:
+            return "null"
+        return _implied_kind(schema)
+
+    # ------------------------------------------------------------------ containers
+
+    def _object(self, schema: Mapping[str, Any], where: str, depth: int) -> dict[str, Any]:
+        props = schema.get("properties") or {}
+        if not isinstance(props, Mapping):
+            raise SchemaInstanceError(f"{where}/properties: must be an object mapping names to schemas")
+        required = [r for r in schema.get("required") or [] if isinstance(r, str)]
+        extra = schema.get("additionalProperties", True)
+        names = [n for n in props if n in required] if self._minimal else list(props)
+        names += [r for r in required if r not in names]
+        most = schema.get("maxProperties")
+        if isinstance(most, int) and len(names) > most:
+            names = [n for n in names if n in required] + [n for n in names if n not in required]
+            names = names[: max(most, len([n for n in names if n in required]))]
+        least = schema.get("minProperties")
+        if isinstance(least, int):
+            names += [n for n in props if n not in names][: max(0, least - len(names))]
+            counter = 0
+            while len(names) < least:
+                if extra is False:
+                    raise SchemaInstanceError(f"{where}/minProperties: more than the declared properties")
+                counter += 1
+                name = f"extra_{counter}"
+                if name not in names:
+                    names.append(name)
+        out: dict[str, Any] = {}
+        for name in names:
+            if name in props:
+                out[name] = self.value(props[name], f"{where}/properties/{name}", depth + 1)
+            elif extra is False:
+                raise SchemaInstanceError(f"{where}/required: {name!r} is not among the allowed properties")
+            else:
+                out[name] = self.value(extra, f"{where}/additionalProperties", depth + 1)
+        return out
+
+    def _array(self, schema: Mapping[str, Any], where: str, depth: int) -> list[Any]:
+        prefix = schema.get("prefixItems")
+        items: Any = schema.get("items", True)
+        if isinstance(items, list):  # draft 4-7 tuple form
+            prefix, items = items, schema.get("additionalItems", True)
+        prefix = prefix if isinstance(prefix, list) else []
+        least = _int_bound(schema.get("minItems"), 0)
+        most = schema.get("maxItems") if isinstance(schema.get("maxItems"), int) else None
+        contains = schema.get("contains")
+        if contains is not None:
+            least = max(least, len(prefix) + _int_bound(schema.get("minContains"), 1))
+        count = least if self._minimal else max(least, len(prefix) or 1)
+        if items is False:
+            count = min(count, len(prefix))
+        if most is not None:
+            count = min(count, most)
+        if count < least:
+            raise SchemaInstanceError(f"{where}: minItems {least} cannot be met within maxItems/items")
+        unique = schema.get("uniqueItems") is True
+        seen: set[bytes] = set()
+        out: list[Any] = []
+        for i in range(count):
+            sub: Any = prefix[i] if i < len(prefix) else items
+            if contains is not None and i >= len(prefix):
+                sub = {"allOf": [sub, contains]} if sub is not True else contains
+            for _attempt in range(16):
+                item = self.value(sub, f"{where}/{'prefixItems' if i < len(prefix) else 'items'}/{i}", depth + 1)
+                key = _canonical(item)
+                if not unique or key not in seen:
+                    break
+            else:
+                raise SchemaInstanceError(f"{where}/uniqueItems: cannot find {count} different items")
+            seen.add(key)
+            out.append(item)
+        return out
+
+    # ------------------------------------------------------------------ scalars
+
+    def _word(self) -> str:
+        return _WORDS[self._rng.randrange(len(_WORDS))]
+
+    def _string(self, schema: Mapping[str, Any], where: str) -> str:
+        least = _int_bound(schema.get("minLength"), 0)
+        most = schema.get("maxLength") if isinstance(schema.get("maxLength"), int) else None
+        if most is not None and most < least:
+            raise SchemaInstanceError(f"{where}: maxLength {most} is below minLength {least}")
+        fmt = schema.get("format")
+        if isinstance(fmt, str) and fmt in _FORMATS:
+            text = str(_FORMATS[fmt](self._rng))
+            if len(text) >= least and (most is None or len(text) <= most):
+                return text
+        pattern = schema.get("pattern")
+        if isinstance(pattern, str):
+            found = _regex_sample.sample(pattern, self._rng, least, most)
+            if found is None:
+                raise SchemaInstanceError(f"{where}/pattern: cannot generate a string matching {pattern!r}")
+            return found
+        text = self._word()
+        while len(text) < least:
+            text += " " + self._word()
+        return text[:most] if most is not None else text
+
+    def _number(self, schema: Mapping[str, Any], kind: str, where: str) -> int | float:
+        low, low_open = _bound(schema, "minimum", "exclusiveMinimum")
+        high, high_open = _bound(schema, "maximum", "exclusiveMaximum")
+        if low is None:
+            low = 0.0 if high is None else high - 100.0
+        if high is None:
+            high = low + 100.0
+        step = schema.get("multipleOf")
+        if isinstance(step, (int, float)) and not isinstance(step, bool) and step > 0:
+            return self._multiple(step, kind, low, low_open, high, high_open, where)
+        if kind == "integer":
+            first = math.floor(low) + 1 if low_open and float(low).is_integer() else math.ceil(low)
+            last = math.ceil(high) - 1 if high_open and float(high).is_integer() else math.floor(high)
+            if first > last:
+                raise SchemaInstanceError(f"{where}: no integer between the bounds")
+            return self._rng.randint(first, min(last, first + 1000))
+        span = min(high - low, 1000.0)
+        for _ in range(8):
+            value = round(low + span * self._rng.random(), 2)
+            if _within(value, low, low_open, high, high_open):
+                return value
+        middle = low + (high - low) / 2
+        if _within(middle, low, low_open, high, high_open):
+            return middle
+        if not low_open and low <= high:
+            return low
+        raise SchemaInstanceError(f"{where}: no number between the bounds")
+
+    def _multiple(
+        self, step: int | float, kind: str, low: float, low_open: bool, high: float, high_open: bool, where: str
+    ) -> int | float:
+        first, last = math.ceil(low / step), math.floor(high / step)
+        candidates = list(range(first, min(last, first + 1000) + 1))
+        self._rng.shuffle(candidates)
+        for k in candidates[:64]:
+            value: int | float = k * step
+            if kind == "integer" or (isinstance(step, int) and not isinstance(value, float)):
+                if not float(value).is_integer():
+                    continue
+                value = int(value)
+            elif float(value).is_integer():
+                value = float(value)
+            if _within(value, low, low_open, high, high_open) and _exact_multiple(value, step):
+                return value
+        raise SchemaInstanceError(f"{where}/multipleOf: no multiple of {step} between the bounds")
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _constrains(key: str) -> bool:
+    """Keywords that change which values are valid (annotations like ``title`` do not)."""
+    return key not in ("title", "description", "default", "examples", "$comment", "$schema", "$id", "deprecated")
+
+
+def _merge_into(out: dict[str, Any], member: Mapping[str, Any]) -> None:
+    for key, value in member.items():
+        if key not in out:
+            out[key] = dict(value) if key == "properties" and isinstance(value, Mapping) else value
+        elif key == "properties" and isinstance(value, Mapping) and isinstance(out[key], Mapping):
+            props = dict(out[key])
+            for name, sub in value.items():
+                props[name] = {"allOf": [props[name], sub]} if name in props else sub
+            out[key] = props
+        elif key == "required" and isinstance(value, list) and isinstance(out[key], list):
+            out[key] = list(dict.fromkeys([*out[key], *value]))
+        elif key == "type":
+            ours = out[key] if isinstance(out[key], list) else [out[key]]
+            theirs = value if isinstance(value, list) else [value]
+            both = [k for k in ours if k in theirs or (k == "integer" and "number" in theirs)]
+            both += [k for k in theirs if k == "integer" and "number" in ours and k not in both]
+            out[key] = both[0] if len(both) == 1 else both
+        elif key in _LOWER_BOUNDS and _is_number(value) and _is_number(out[key]):
+            out[key] = max(out[key], value)
+        elif key in _UPPER_BOUNDS and _is_number(value) and _is_number(out[key]):
+            out[key] = min(out[key], value)
+        elif key == "enum" and isinstance(value, list) and isinstance(out[key], list):
+            theirs_keys = {_canonical(v) for v in value}
+            out[key] = [v for v in out[key] if _canonical(v) in theirs_keys]
+        elif key in ("anyOf", "oneOf"):
+            out.setdefault("allOf", []).append({key: value})
+        elif key == "additionalProperties" and value is False:
+            out[key] = False
+        elif key in ("exclusiveMinimum", "exclusiveMaximum") and _is_number(value) and _is_number(out[key]):
+            out[key] = max(out[key], value) if key == "exclusiveMinimum" else min(out[key], value)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_null(schema: Any) -> bool:
+    return isinstance(schema, Mapping) and (schema.get("type") == "null" or schema.get("const", _UNSET) is None)
+
+
+def _cost(schema: Any, depth: int) -> int:
+    """How big the smallest instance of ``schema`` is, roughly; a reference costs most (it may recurse)."""
+    if depth > 8:
+        return 100
+    if not isinstance(schema, Mapping):
+        return 1
+    if "$ref" in schema:
+        return 100
+    if _is_null(schema):
+        return 0
+    if "const" in schema or "enum" in schema:
+        return 1
+    for key in ("anyOf", "oneOf"):
+        if isinstance(schema.get(key), list) and schema[key]:
+            return min(_cost(b, depth + 1) for b in schema[key])
+    if isinstance(schema.get("allOf"), list):
+        return sum(_cost(b, depth + 1) for b in schema["allOf"])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return 0 if "null" in kind else 1
+    if kind == "object" or "properties" in schema:
+        props = schema.get("properties") or {}
+        required = schema.get("required") or []
+        return 1 + sum(_cost(props.get(r, True), depth + 1) for r in required if isinstance(r, str))
+    if kind == "array" or "items" in schema:
+        return 1 + _int_bound(schema.get("minItems"), 0) * _cost(schema.get("items", True), depth + 1)
+    return 1
+
+
+def _implied_kind(schema: Mapping[str, Any]) -> str:
+    """The type a schema without ``type`` most plausibly wants, from its keywords."""
+    if any(k in schema for k in ("properties", "required", "additionalProperties", "minProperties")):
+        return "object"
+    if any(k in schema for k in ("items", "prefixItems", "minItems", "maxItems", "contains", "uniqueItems")):
+        return "array"
+    if any(k in schema for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")):
+        return "number"
+    return "string"
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "integer" if value.is_integer() else "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _int_bound(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
+
+
+def _bound(schema: Mapping[str, Any], inclusive: str, exclusive: str) -> tuple[float | None, bool]:
+    """The tighter of ``minimum``/``exclusiveMinimum`` (or the maxima), and whether it is open."""
+    plain = schema.get(inclusive)
+    plain = plain if _is_number(plain) else None
+    open_ = schema.get(exclusive)
+    if open_ is True and plain is not None:  # draft 4: a boolean that makes ``minimum`` exclusive
+        return plain, True
+    if not _is_number(open_):
+        return plain, False
+    if plain is None:
+        return open_, True
+    lower = inclusive == "minimum"
+    if (open_ >= plain) if lower else (open_ <= plain):
+        return open_, True
+    return plain, False
+
+
+def _within(value: float, low: float, low_open: bool, high: float, high_open: bool) -> bool:
+    above = value > low if low_open else value >= low
+    below = value < high if high_open else value <= high
+    return above and below
+
+
+def _exact_multiple(value: int | float, step: int | float) -> bool:
+    """``multipleOf`` as validators judge it (``value / step`` is a whole number in floating point)."""
+    if isinstance(step, int) and isinstance(value, int):
+        return value % step == 0
+    return float(value / step).is_integer()
+
+
+def _date(rng: random.Random) -> str:
+    return f"20{rng.randint(10, 29)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+
+
+def _time(rng: random.Random) -> str:
+    return f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}Z"
+
+
+_FORMATS: dict[str, Any] = {
+    "date": _date,
+    "time": _time,
+    "date-time": lambda rng: f"{_date(rng)}T{_time(rng)}",
+    "email": lambda rng: f"{_WORDS[rng.randrange(26)]}.{_WORDS[rng.randrange(26)]}@example.com",
+    "idn-email": lambda rng: f"{_WORDS[rng.randrange(26)]}@example.com",
+    "uri": lambda rng: f"https://example.com/{_WORDS[rng.randrange(26)]}",
+    "iri": lambda rng: f"https://example.com/{_WORDS[rng.randrange(26)]}",
+    "uri-reference": lambda rng: f"/{_WORDS[rng.randrange(26)]}",
+    "uuid": lambda rng: str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+    "hostname": lambda rng: f"{_WORDS[rng.randrange(26)]}.example.com",
+    "ipv4": lambda rng: f"192.0.2.{rng.randint(1, 254)}",
+    "ipv6": lambda rng: f"2001:db8::{rng.randint(1, 0xFFFF):x}",
+    "duration": lambda rng: f"P{rng.randint(1, 30)}D",
+}

@@ -1,0 +1,87 @@
+"""Structured output: ``response_format`` ``json_object`` and ``json_schema`` answered with JSON that fits.
+
+Clients parse the answer (openai ``parse()``, litellm ``response_format=Model``, instructor,
+pydantic-ai, langchain ``with_structured_output``), so plain text breaks them. ``json_schema``
+gets an instance of the schema from ``_schema_instance`` (strict or not), ``json_object`` an
+object; an answer key's text that is JSON is answered as it is, so a test can pin the value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from evaljig_gateway._errors import invalid, missing
+from evaljig_gateway._schema_instance import SchemaInstanceError, instance_for
+
+_PARAM = "response_format"
+
+
+@dataclass(frozen=True, slots=True)
+class JsonFormat:
+    """A request for JSON: any object (``schema`` None) or an instance of ``schema``."""
+
+    schema: Mapping[str, Any] | bool | None = None
+
+
+def response_format_of(body: dict[str, Any]) -> JsonFormat | None:
+    """The requested JSON format, or None for text; 400 naming the field when it is malformed."""
+    fmt = body.get(_PARAM)
+    if fmt is None:
+        return None
+    if not isinstance(fmt, dict):
+        raise invalid(_PARAM, "must be an object with a 'type'")
+    kind = fmt.get("type")
+    if kind == "text":
+        return None
+    if kind == "json_object":
+        return JsonFormat()
+    if kind != "json_schema":
+        raise invalid(f"{_PARAM}.type", "must be 'text', 'json_object' or 'json_schema'")
+    spec = fmt.get("json_schema")
+    if spec is None:
+        raise missing(f"{_PARAM}.json_schema")
+    if not isinstance(spec, dict):
+        raise invalid(f"{_PARAM}.json_schema", "must be an object with 'name' and 'schema'")
+    name = spec.get("name")
+    if not isinstance(name, str) or not name:
+        raise missing(f"{_PARAM}.json_schema.name")
+    strict = spec.get("strict")
+    if strict is not None and not isinstance(strict, bool):
+        raise invalid(f"{_PARAM}.json_schema.strict", "must be a boolean")
+    schema = spec.get("schema", {"type": "object"})
+    if not isinstance(schema, (dict, bool)):
+        raise invalid(f"{_PARAM}.json_schema.schema", "must be a JSON Schema object")
+    return JsonFormat(schema)
+
+
+def json_content(fmt: JsonFormat, known: str | None, text: str, seed: str, param: str = _PARAM) -> str:
+    """The JSON text to answer: the keyed JSON if any, else an instance (or ``{"answer": text}``)."""
+    keyed = _parsed(known)
+    if fmt.schema is None:
+        if isinstance(keyed, dict):
+            return str(known)
+        return orjson.dumps({"answer": known if known is not None else text}).decode()
+    if keyed is not _NOT_JSON:
+        return str(known)
+    try:
+        return orjson.dumps(instance_for(fmt.schema, seed=seed)).decode()
+    except SchemaInstanceError as exc:
+        raise invalid(f"{param}.json_schema.schema", str(exc)) from exc
+    except TypeError as exc:  # a const/enum integer past 64 bits
+        raise invalid(f"{param}.json_schema.schema", f"holds a value JSON output cannot carry: {exc}") from exc
+
+
+_NOT_JSON = object()
+
+
+def _parsed(text: str | None) -> Any:
+    if text is None:
+        return _NOT_JSON
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return _NOT_JSON

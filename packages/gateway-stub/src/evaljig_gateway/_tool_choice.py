@@ -1,0 +1,241 @@
+"""Which tools the assistant calls this turn: ``tool_choice`` honoured whatever the history.
+
+Agent loops (pydantic-ai's output tool, instructor's retries, langgraph) send the same tools
+every turn and rely on ``tool_choice``: ``required`` or a named tool must get a call even after a
+``tool`` message, or the loop never ends. The choice is a pure function of the conversation:
+
+* ``none`` → text; a named tool (``{"type": "function"|"custom", ...}``) → that tool;
+* ``auto`` → a tool call, except right after a tool result, which gets text;
+* ``required`` → a tool call; after a tool result, a tool not yet called in the conversation if
+  one is left (so a loop moves on to its final tool);
+* which tool: those named in the last user message (as a whole word) win, all of them when
+  ``parallel_tool_calls`` is true (the default), the first named otherwise; else one picked by a
+  hash of the conversation;
+* ``allowed_tools`` narrows the tools and sets the mode; legacy ``functions``/``function_call``
+  work the same with at most one call, answered in their own shape by the caller.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from evaljig_gateway import _content, _validation
+from evaljig_gateway._errors import GatewayError, invalid, missing
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """A tool the request declares: a function (with a parameters schema) or a custom tool (free text)."""
+
+    kind: str
+    name: str
+    where: str  # the request field that declares it, for errors
+    parameters: Mapping[str, Any] | None = None
+    grammar: tuple[str, str] | None = None  # a custom tool's (syntax, definition)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolChoice:
+    """The request's tool policy: mode (none/auto/required), the tools it may call, and the call shape."""
+
+    mode: str
+    allowed: tuple[Tool, ...]
+    parallel: bool
+    legacy: bool = False
+
+
+_NO_TOOLS = ToolChoice("none", (), True)
+_TOOL_FIELDS = frozenset({"tools", "tool_choice", "parallel_tool_calls", "functions", "function_call"})
+
+
+def tool_choice_of(body: dict[str, Any]) -> ToolChoice:
+    """Validate ``tools``/``tool_choice``/``parallel_tool_calls`` (or legacy ``functions``/``function_call``)."""
+    if not _TOOL_FIELDS.intersection(body):
+        return _NO_TOOLS  # plain chat, the hot path: nothing to check
+    if body.get("functions") is not None:
+        if body.get("tools") is not None:
+            raise invalid("functions", "cannot be combined with 'tools'")
+        return _legacy(body)
+    tools = _tools(body)
+    parallel = body.get("parallel_tool_calls")
+    if parallel is not None and not isinstance(parallel, bool):
+        raise invalid("parallel_tool_calls", "must be a boolean")
+    parallel = parallel is not False
+    choice = body.get("tool_choice")
+    if not tools:
+        if choice not in (None, "none"):
+            raise invalid("tool_choice", "is only allowed when 'tools' are specified")
+        return ToolChoice("none", (), parallel)
+    if choice is None or choice in ("none", "auto", "required"):
+        return ToolChoice(choice or "auto", tuple(tools), parallel)
+    if isinstance(choice, dict):
+        kind = choice.get("type", "function")
+        if kind in ("function", "custom"):
+            return ToolChoice("required", (_named(tools, kind, choice.get(kind), "tool_choice"),), parallel)
+        if kind == "allowed_tools":
+            return _allowed(tools, choice.get("allowed_tools"), parallel)
+    raise invalid("tool_choice", "must be 'none', 'auto', 'required' or a function, custom or allowed_tools object")
+
+
+def calls_for(choice: ToolChoice, messages: list[dict[str, Any]]) -> list[Tool]:
+    """The tools to call now (empty: answer text)."""
+    if choice.mode == "none" or not choice.allowed:
+        return []
+    after_tool = messages[-1].get("role") in ("tool", "function")
+    if choice.mode == "auto" and after_tool:
+        return []
+    last_user = next((m for m in reversed(messages) if m.get("role") == "user"), None)
+    text = _content.message_text(last_user.get("content")) if last_user else ""
+    named = _named_in(choice.allowed, text)
+    pool = named or list(choice.allowed)
+    if after_tool:
+        called = _called(messages)
+        pool = [t for t in pool if t.name not in called] or [t for t in choice.allowed if t.name not in called] or pool
+        named = [t for t in named if t in pool]
+    if named:
+        return named if choice.parallel and not choice.legacy else named[:1]
+    return [pool[_conversation_hash(messages) % len(pool)]]
+
+
+# --------------------------------------------------------------------------- declarations
+
+
+def _tools(body: dict[str, Any]) -> list[Tool]:
+    raw = body.get("tools")
+    if not isinstance(raw, list):
+        _validation.tools_of(body)  # None → [], anything else → its 400
+        return []
+    # function tools are checked by _validation (one set of rules); custom ones here, in their place
+    placeholders: list[Any] = []
+    customs: dict[int, Tool] = {}
+    for i, tool in enumerate(raw):
+        if isinstance(tool, dict) and tool.get("type") == "custom":
+            customs[i] = _custom(tool.get("custom"), f"tools[{i}].custom")
+            placeholders.append({"type": "function", "function": {"name": customs[i].name}})
+        else:
+            placeholders.append(tool)
+    checked = _validation.tools_of({**body, "tools": placeholders})
+    return [
+        customs[i]
+        if i in customs
+        else Tool("function", t["function"]["name"], f"tools[{i}].function", t["function"].get("parameters"))
+        for i, t in enumerate(checked)
+    ]
+
+
+def _custom(spec: Any, where: str) -> Tool:
+    if not isinstance(spec, dict):
+        raise invalid(where, "must be an object with a 'name'")
+    name = spec.get("name")
+    if not isinstance(name, str) or not name:
+        raise missing(f"{where}.name")
+    fmt = spec.get("format")
+    if fmt is None or (isinstance(fmt, dict) and fmt.get("type") == "text"):
+        return Tool("custom", name, where)
+    grammar = fmt.get("grammar") if isinstance(fmt, dict) and fmt.get("type") == "grammar" else None
+    if (
+        not isinstance(grammar, dict)
+        or grammar.get("syntax") not in ("lark", "regex")
+        or not isinstance(grammar.get("definition"), str)
+    ):
+        raise invalid(
+            f"{where}.format", "must be {'type': 'text'} or a grammar {'syntax': 'lark'|'regex', 'definition'}"
+        )
+    return Tool("custom", name, where, grammar=(grammar["syntax"], grammar["definition"]))
+
+
+def _named(tools: list[Tool], kind: str, spec: Any, param: str) -> Tool:
+    wanted = spec.get("name") if isinstance(spec, dict) else None
+    if not isinstance(wanted, str):
+        raise invalid(param, f"a {kind} choice needs {{'{kind}': {{'name': ...}}}}")
+    for tool in tools:
+        if tool.name == wanted and tool.kind == kind:
+            return tool
+    raise invalid(param, f"names a {kind} that is not in 'tools': {wanted!r}")
+
+
+def _allowed(tools: list[Tool], spec: Any, parallel: bool) -> ToolChoice:
+    param = "tool_choice.allowed_tools"
+    if not isinstance(spec, dict) or spec.get("mode") not in ("auto", "required"):
+        raise invalid(param, "must be {'mode': 'auto'|'required', 'tools': [...]}")
+    listed = spec.get("tools")
+    if not isinstance(listed, list) or not listed:
+        raise invalid(f"{param}.tools", "must be a non-empty array of tool references")
+    allowed: list[Tool] = []
+    for i, ref in enumerate(listed):
+        kind = ref.get("type", "function") if isinstance(ref, dict) else None
+        if kind not in ("function", "custom"):
+            raise invalid(f"{param}.tools[{i}]", "must be {'type': 'function'|'custom', ...}")
+        assert isinstance(ref, dict)
+        allowed.append(_named(tools, kind, ref.get(kind), f"{param}.tools[{i}]"))
+    return ToolChoice(spec["mode"], tuple(allowed), parallel)
+
+
+def _legacy(body: dict[str, Any]) -> ToolChoice:
+    functions = body["functions"]
+    if not isinstance(functions, list) or not functions:
+        raise invalid("functions", "must be a non-empty array of function objects")
+    tools: list[Tool] = []
+    for i, function in enumerate(functions):
+        if not isinstance(function, dict):
+            raise invalid(f"functions[{i}]", "must be an object with a 'name'")
+        name = function.get("name")
+        if not isinstance(name, str) or not name:
+            raise missing(f"functions[{i}].name")
+        params = function.get("parameters")
+        if params is not None and not isinstance(params, dict):
+            raise invalid(f"functions[{i}].parameters", "must be a JSON Schema object")
+        if params:
+            _validation.tools_of({"tools": [{"type": "function", "function": {"name": name, "parameters": params}}]})
+        tools.append(Tool("function", name, f"functions[{i}]", params))
+    choice = body.get("function_call")
+    if choice is None or choice in ("none", "auto"):
+        return ToolChoice(choice or "auto", tuple(tools), False, legacy=True)
+    if isinstance(choice, dict):
+        return ToolChoice("required", (_named(tools, "function", choice, "function_call"),), False, legacy=True)
+    raise invalid("function_call", "must be 'none', 'auto' or {'name': ...}")
+
+
+# --------------------------------------------------------------------------- the conversation
+
+
+def _named_in(tools: tuple[Tool, ...], text: str) -> list[Tool]:
+    """Tools whose name the text mentions as a word (``get_weather`` or ``get weather``), in order of mention."""
+    found: list[tuple[int, Tool]] = []
+    for tool in tools:
+        spellings = {tool.name, tool.name.replace("_", " ")}
+        hits = [m.start() for s in spellings for m in re.finditer(rf"(?<!\w){re.escape(s)}(?!\w)", text, re.IGNORECASE)]
+        if hits:
+            found.append((min(hits), tool))
+    return [tool for _, tool in sorted(found, key=lambda hit: hit[0])]
+
+
+def _called(messages: list[dict[str, Any]]) -> set[str]:
+    """Names of the tools the assistant already called in this conversation."""
+    names: set[str] = set()
+    for message in messages:
+        if message.get("role") != "assistant":
+            continue
+        for call in message.get("tool_calls") or []:
+            if isinstance(call, dict):
+                spec = call.get("function") or call.get("custom")
+                if isinstance(spec, dict) and isinstance(spec.get("name"), str):
+                    names.add(spec["name"])
+        legacy = message.get("function_call")
+        if isinstance(legacy, dict) and isinstance(legacy.get("name"), str):
+            names.add(legacy["name"])
+    return names
+
+
+def _conversation_hash(messages: list[dict[str, Any]]) -> int:
+    try:
+        data = orjson.dumps(messages, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        raise GatewayError(400, "The messages cannot be read as JSON.", param="messages") from None
+    return int.from_bytes(hashlib.sha256(data).digest()[:8], "big")
