@@ -15,6 +15,10 @@ from evaljig_cases._errors import CaseLoadError, DuplicateCaseError, describe_va
 from evaljig_cases._eval_case import EvalCase
 
 CASE_SUFFIXES = (".json", ".yaml", ".yml")
+MAX_DEPTH = 100
+"""Case files nest a few levels; deeper is a mistake or an attack (parsers recurse, report JSON stops at 255)."""
+MAX_ALIAS_EXPANSION = 100_000
+"""Nodes that YAML aliases and merge keys may add once expanded: a 650-byte alias bomb adds hundreds of millions."""
 
 
 def load_cases(path: str | Path) -> list[EvalCase]:
@@ -94,6 +98,78 @@ class UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep)
 
 
+class CaseFileLoader(UniqueKeyLoader):
+    """``UniqueKeyLoader`` that bounds what a small file can make: nesting depth and alias expansion.
+
+    Both are checked on the node graph, before any Python object is built: the depth while
+    composing (PyYAML composes recursively, so 1,000 levels would be a raw ``RecursionError``),
+    the expansion once the document is composed (aliases are shared nodes, cheap to load, but
+    every consumer that walks or serialises the case pays for each copy). Merge keys still work.
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        nests = int(self.check_event(yaml.SequenceStartEvent, yaml.MappingStartEvent))
+        if nests and self._depth >= MAX_DEPTH:
+            mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+            raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_DEPTH} levels", mark)
+        self._depth += nests
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= nests
+
+    def get_single_node(self) -> yaml.Node | None:
+        node = super().get_single_node()
+        if node is not None:
+            check_alias_expansion(node)
+        return node
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def check_alias_expansion(root: yaml.Node, limit: int = MAX_ALIAS_EXPANSION) -> None:
+    """Raise ``ComposerError`` (with the line) on a node that contains itself or that, with its aliases
+    expanded, holds ``limit`` nodes more than the document has or nests deeper than ``MAX_DEPTH``.
+
+    Iterative and memoised per node, so checking costs one visit per distinct node however far
+    the aliases would expand; the first node found over a limit is the innermost one.
+    """
+    sizes: dict[int, tuple[int, int]] = {}  # id(node) -> (nodes, nesting depth) once expanded
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        if finished:
+            open_nodes.discard(key)
+            below = [sizes[id(child)] for child in _children(node)]
+            nodes = 1 + sum(n for n, _ in below)
+            depth = int(isinstance(node, yaml.CollectionNode)) + max((d for _, d in below), default=0)
+            sizes[key] = nodes, depth
+            if nodes - len(sizes) > limit:
+                problem = f"aliases expand to more than {limit} extra nodes (refused: an alias bomb?)"
+                raise yaml.composer.ComposerError(None, None, problem, node.start_mark)
+            if depth > MAX_DEPTH:
+                problem = f"nested deeper than {MAX_DEPTH} levels once aliases are expanded"
+                raise yaml.composer.ComposerError(None, None, problem, node.start_mark)
+        elif key in open_nodes:
+            raise yaml.composer.ComposerError(None, None, "recursive alias: a node contains itself", node.start_mark)
+        elif key not in sizes:
+            open_nodes.add(key)
+            stack.append((node, True))
+            stack.extend((child, False) for child in _children(node))
+
+
 def _unique_json_object(file: Path, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """``json`` keeps the last of two equal keys silently; a case file with one is a mistake."""
     obj: dict[str, Any] = {}
@@ -104,14 +180,34 @@ def _unique_json_object(file: Path, pairs: list[tuple[str, Any]]) -> dict[str, A
     return obj
 
 
+def _too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``value`` nests lists and objects more than ``limit`` levels deep (iterative: no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        for child in children:
+            if isinstance(child, dict | list):
+                if depth + 1 > limit:
+                    return True
+                stack.append((child, depth + 1))
+    return False
+
+
 def _parse(file: Path, text: str) -> Any:
     if file.suffix.lower() == ".json":
         try:
-            return json.loads(text, object_pairs_hook=functools.partial(_unique_json_object, file))
+            value = json.loads(text, object_pairs_hook=functools.partial(_unique_json_object, file))
+            deep = _too_deep(value)
         except json.JSONDecodeError as exc:
             raise CaseLoadError(f"{file}: invalid JSON at line {exc.lineno}: {exc.msg}", path=file) from exc
+        except RecursionError:  # the C decoder gives up near 1,000 levels
+            deep = True
+        if deep:
+            raise CaseLoadError(f"{file}: invalid JSON: nested deeper than {MAX_DEPTH} levels", path=file)
+        return value
     try:
-        return yaml.load(text, Loader=UniqueKeyLoader)
+        return yaml.load(text, Loader=CaseFileLoader)
     except yaml.YAMLError as exc:
         where = getattr(exc, "problem_mark", None)
         at = f" at line {where.line + 1}" if where is not None else ""

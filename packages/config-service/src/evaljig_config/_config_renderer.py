@@ -8,10 +8,13 @@ the subprocess environment and the Python runner passes it in memory.
 
 from __future__ import annotations
 
+import math
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import yaml
+from yaml.emitter import ScalarAnalysis
 
 from evaljig_common import write_text_atomic
 from evaljig_config._errors import ConfigError
@@ -39,18 +42,48 @@ DEFAULT_CACHE_DIR = "lighteval_cache"
 CONFIG_SUFFIX = ".yaml"
 
 
+#: Unicode line breaks of YAML 1.1 (NEL, LS, PS). With ``allow_unicode`` PyYAML's emitter writes NEL raw inside
+#: quotes, where a reader folds it into a space; a string holding any of them is double-quoted and escaped.
+_UNICODE_BREAKS = frozenset("\x85\u2028\u2029")
+
+
 class _CanonicalDumper(yaml.SafeDumper):
-    """Block style, no aliases, floats always with a decimal point."""
+    """Block style, no aliases, floats always positional with a decimal point, every string read back exactly."""
 
     def ignore_aliases(self, data: Any) -> bool:
         return True
 
+    def analyze_scalar(self, scalar: str) -> ScalarAnalysis:
+        """A string holding NEL, LS or PS is double-quoted, where the emitter escapes them (``\\N``, ``\\L``...)."""
+        analysis = super().analyze_scalar(scalar)
+        if _UNICODE_BREAKS.isdisjoint(scalar):
+            return analysis
+        return ScalarAnalysis(
+            scalar=scalar,
+            empty=False,
+            multiline=True,
+            allow_flow_plain=False,
+            allow_block_plain=False,
+            allow_single_quoted=False,
+            allow_double_quoted=True,
+            allow_block=False,
+        )
+
+
+def canonical_float(value: float) -> str:
+    """``value`` as a positional decimal with a point (``1e-05`` -> ``0.00001``), exactly what ``repr`` means.
+
+    Never an exponent: PyYAML (YAML 1.1) reads ``1e-05`` as a string, not a float. The digits are
+    ``repr``'s shortest round-trip digits, so the text is deterministic and reads back as ``value``.
+    """
+    if not math.isfinite(value):
+        raise ConfigError(f"cannot render float {value!r}: not a finite number")
+    text = format(Decimal(repr(value)), "f")
+    return text if "." in text else f"{text}.0"
+
 
 def _represent_float(dumper: yaml.SafeDumper, value: float) -> yaml.ScalarNode:
-    text = repr(value)
-    if "e" in text or "inf" in text or "nan" in text:
-        raise ConfigError(f"cannot render float {value!r} canonically")
-    return dumper.represent_scalar("tag:yaml.org,2002:float", text)
+    return dumper.represent_scalar("tag:yaml.org,2002:float", canonical_float(value))
 
 
 _CanonicalDumper.add_representer(float, _represent_float)

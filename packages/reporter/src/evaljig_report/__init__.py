@@ -13,6 +13,7 @@ from evaljig_report._attachments import ATTACHMENT_KEY
 from evaljig_report._collect import MergeResult, collect
 from evaljig_report._compare import Change, CompareError, RunOutcomes, diff, load_outcomes
 from evaljig_report._merge import merge
+from evaljig_report._publish import MergeError
 from evaljig_report._schema import SCHEMA_VERSION, case_schema, schema_errors
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "Change",
     "CompareError",
+    "MergeError",
     "MergeResult",
     "RunOutcomes",
     "case_schema",

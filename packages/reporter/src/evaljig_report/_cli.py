@@ -15,6 +15,7 @@ from evaljig_report._compare import CompareError, changes_json, check_tolerance,
 from evaljig_report._discover import MAX_CASE_BYTES, Collected, Problem, iter_cases
 from evaljig_report._layout import MERGED_DIR
 from evaljig_report._merge import generated_at, merge
+from evaljig_report._publish import MergeError
 from evaljig_report._schema import schema_errors
 from evaljig_report._summary import append_step_summary
 
@@ -98,9 +99,13 @@ def _merge(args: argparse.Namespace) -> int:
         print(f"evaljig-report: {exc}", file=sys.stderr)
         return 2
     out = args.out or (paths[0] / MERGED_DIR if len(paths) == 1 and paths[0].is_dir() else Path(MERGED_DIR))
-    result = merge(
-        paths, out, validate=args.validate, step_summary=None, generated=generated, max_bytes=args.max_case_bytes
-    )
+    try:
+        result = merge(
+            paths, out, validate=args.validate, step_summary=None, generated=generated, max_bytes=args.max_case_bytes
+        )
+    except MergeError as exc:
+        print(f"evaljig-report: {exc}", file=sys.stderr)
+        return 2
     if not args.no_step_summary:
         _step_summary(result.summary.read_text(encoding="utf-8"))
     c = result.counts

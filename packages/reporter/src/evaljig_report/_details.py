@@ -2,9 +2,15 @@
 
 Artifact files are read only when ``file`` is a plain name (the schema's pattern) and the
 file is a regular file: a symlink pointing out of the report tree or a FIFO is never opened.
-A written artifact keeps ``href``, its path beside the report; images up to
-``MAX_IMAGE_BYTES`` and CSV files up to ``CSV_PREVIEW_BYTES`` are also embedded as a
+Images up to ``MAX_IMAGE_BYTES`` and CSV files up to ``CSV_PREVIEW_BYTES`` are embedded as a
 ``data:`` URI, so they can be downloaded from a report copied on its own.
+
+A written artifact whose file type cannot run script when opened on its own (``PASSIVE_SUFFIXES``)
+keeps ``href``, its path beside the report: each segment percent-encoded and the whole prefixed
+with ``./``, so no folder name (``javascript:…``) is ever read as a URL scheme. An SVG (or any
+other type) is never linked: opened as a document its ``onload`` would run, with the report's
+folder as its origin. It is shown through ``<img>`` only, where SVG runs no script, and its
+download link (``download_uri``) is typed ``application/octet-stream``.
 """
 
 from __future__ import annotations
@@ -15,8 +21,9 @@ import errno
 import io
 import os
 import stat
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
+from urllib.parse import quote
 
 import orjson
 
@@ -24,6 +31,10 @@ from evaljig_report._rows import CaseRow, outcome_of
 from evaljig_report._schema import ARTIFACT_FILE
 
 MAX_IMAGE_BYTES = 2 * 1024 * 1024
+#: File types a browser opens as inert content (raster images, CSV): the only artifacts linked beside the report.
+PASSIVE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".csv"})
+#: The types whose ``data:`` URI may be a download link as it is; any other is downloaded as bytes.
+PASSIVE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp", "text/csv"})
 CSV_PREVIEW_BYTES = 64 * 1024
 CSV_PREVIEW_ROWS = 20
 CSV_PREVIEW_COLS = 30
@@ -81,13 +92,21 @@ def _artifact(entry: dict[str, Any], case_dir: Path, rel_dir: str) -> dict[str, 
         out["note"] = "file is not a plain file name in the case folder: not read"
         return out
     path = case_dir / file_name
-    out["href"] = f"{rel_dir}/{file_name}"
     mime = str(entry.get("mime_type", ""))
+    if PurePosixPath(file_name).suffix.lower() in PASSIVE_SUFFIXES:
+        out["href"] = link_href(f"{rel_dir}/{file_name}")
+    else:
+        out["note"] = (
+            f"not linked: opened on its own, a {PurePosixPath(file_name).suffix or 'suffix-less'} file can run script"
+        )
     try:
         if mime.startswith("image/"):
             data = _read_regular(path, MAX_IMAGE_BYTES)
             if len(data) <= MAX_IMAGE_BYTES:
-                out["data_uri"] = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+                encoded = base64.b64encode(data).decode("ascii")
+                out["data_uri"] = f"data:{mime};base64,{encoded}"
+                if mime not in PASSIVE_TYPES:
+                    out["download_uri"] = f"data:application/octet-stream;base64,{encoded}"
             else:
                 out["note"] = f"larger than {MAX_IMAGE_BYTES // 1024} KiB: not embedded"
         elif mime == "text/csv":
@@ -97,10 +116,15 @@ def _artifact(entry: dict[str, Any], case_dir: Path, rel_dir: str) -> dict[str, 
                 out["data_uri"] = f"data:text/csv;base64,{base64.b64encode(data).decode('ascii')}"
     except NotRegularFileError as exc:
         out["note"] = str(exc)
-        del out["href"]
+        out.pop("href", None)
     except OSError as exc:
         out["note"] = f"unreadable: {exc.strerror or exc}"
     return out
+
+
+def link_href(rel_path: str) -> str:
+    """``rel_path`` (``/``-separated, relative) as a link that can only mean a file: segments encoded, ``./`` first."""
+    return "./" + "/".join(quote(segment, safe="") for segment in rel_path.split("/"))
 
 
 def _kept_metrics(row: CaseRow, docs: list[dict[str, Any]]) -> list[Any]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaljig_common import TMP_SUFFIX
-from evaljig_report._layout import CASE_FILE, COLLECTED_FILE, INDEX_FILE, MERGED_DIR
+from evaljig_report._layout import CASE_FILE, COLLECTED_FILE, INDEX_FILE
 
 # No symlink, and no waiting on a FIFO swapped in after the listing was read.
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -145,11 +145,13 @@ def _walk(folder: str, skip: frozenset[str], limit: int) -> Iterator[Found | Pro
         yield from _case_folder(case, entries, limit)
     else:
         for entry in sorted(entries, key=lambda e: e.name):
+            if entry.path in skip:
+                continue
             if (problem := _stray(entry)) is not None:
                 yield problem
             elif entry.name == COLLECTED_FILE and entry.is_file(follow_symlinks=False):
                 yield _collected(entry, entries, limit)
-            elif entry.is_dir(follow_symlinks=False) and entry.name != MERGED_DIR and entry.path not in skip:
+            elif entry.is_dir(follow_symlinks=False):
                 yield from _walk(entry.path, skip, limit)
 
 

@@ -1,5 +1,9 @@
 """report.html: one self-contained file (inline CSS and JS, no external request) with a drill-down.
 
+The page's Content-Security-Policy allows exactly one script: the page's own, by its sha256,
+computed when the page is written; no other inline script, event handler attribute or
+``javascript:`` URL can run. The data blocks are ``application/json``, which never run.
+
 Rows come failures first (error, fail, skip, pass; then suite, case and session) so what went
 wrong is on the first screen. Summary rows for every case are embedded as one JSON block; each
 embedded case detail is its own JSON block, parsed only when a row is opened, so large runs
@@ -10,6 +14,8 @@ link to their case files instead.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from importlib.resources import files
 from pathlib import Path
 from typing import IO, Any
@@ -36,6 +42,23 @@ def _script_json(value: Any) -> bytes:
 
 def _asset(name: str) -> str:
     return files("evaljig_report").joinpath(f"templates/{name}").read_text("utf-8")
+
+
+#: Where the page template's CSP names the one script it allows.
+SCRIPT_HASH_MARK = "SCRIPT_HASH"
+
+
+def script_source(script: bytes) -> str:
+    """The CSP source that allows exactly ``script`` (the bytes between ``<script>`` and ``</script>``)."""
+    return f"'sha256-{base64.b64encode(hashlib.sha256(script).digest()).decode('ascii')}'"
+
+
+def page_shell(script: bytes) -> bytes:
+    """The page up to its data blocks, its CSP allowing ``script`` and no other script."""
+    head = _asset("report.html")
+    if head.count(SCRIPT_HASH_MARK) != 1:  # pragma: no cover - guards edits of the template
+        raise RuntimeError(f"templates/report.html must name {SCRIPT_HASH_MARK} once, in its CSP")
+    return head.replace(SCRIPT_HASH_MARK, script_source(script)).encode()
 
 
 def _block(fh: IO[bytes], block_id: str, value: Any) -> None:
@@ -86,8 +109,9 @@ def write_html(path: Path, result: MergeResult, stats: MetricStats, generated: s
         "details_note": note,
     }
     rel = RelativePaths(result.out_dir)
+    script = b"\n" + _asset("report.js").encode()
     with open_atomic_binary(path) as fh:
-        fh.write(_asset("report.html").encode())
+        fh.write(page_shell(script))
         _block(fh, "evaljig-meta", meta)
         embedded = 0
         fh.write(b'<script type="application/json" id="evaljig-rows">[')
@@ -116,4 +140,4 @@ def write_html(path: Path, result: MergeResult, stats: MetricStats, generated: s
             if embed_all or (row.status != "pass" and embedded < MAX_DETAILS):
                 embedded += 1
                 _block(fh, f"d{n}", case_detail(row, [rel(p) for p in row.paths]))
-        fh.write(b"<script>\n" + _asset("report.js").encode() + b"</script>\n</body>\n</html>\n")
+        fh.write(b"<script>" + script + b"</script>\n</body>\n</html>\n")

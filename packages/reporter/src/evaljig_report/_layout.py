@@ -29,9 +29,19 @@ JUNIT_FILE = "junit.xml"
 
 
 def session_name(env: Mapping[str, str] | None = None) -> str:
-    """The nox session (``EVALJIG_SESSION``, set by the noxfile), else ``local``."""
+    """The nox session (``EVALJIG_SESSION``, set by the noxfile), else ``local``.
+
+    ``merged`` (in any letter case) is refused with ``ValueError``: a run's merged report is
+    written to ``<run>/merged/``, where that session's reports would be, and be taken for it.
+    """
     env = os.environ if env is None else env
-    return safe_segment(env.get("EVALJIG_SESSION") or LOCAL_SESSION)
+    name = safe_segment(env.get("EVALJIG_SESSION") or LOCAL_SESSION)
+    if name.casefold() == MERGED_DIR:
+        raise ValueError(
+            f"EVALJIG_SESSION={env.get('EVALJIG_SESSION')!r}: {MERGED_DIR!r} is reserved for a run's merged report "
+            "folder; name the session something else"
+        )
+    return name
 
 
 def case_dirname(suite: str, case_id: str) -> str:

@@ -1,4 +1,4 @@
-"""``evaljig-report merge``: many worker, session and shard folders -> one ``merged/`` folder.
+"""``evaljig-report merge``: many worker, session and shard folders -> one ``merged/`` folder, written whole.
 
 Streaming: case files are read one at a time and only a small row per case is kept (``collect``);
 the outputs are written row by row, and the HTML re-reads only the case files it embeds.
@@ -19,6 +19,13 @@ from evaljig_report._discover import MAX_CASE_BYTES
 from evaljig_report._html import write_html
 from evaljig_report._junit import write_junit
 from evaljig_report._layout import HTML_FILE, INDEX_FILE, JUNIT_FILE, SUMMARY_FILE, RelativePaths
+from evaljig_report._publish import (
+    check_replaceable,
+    merge_lock,
+    remove_if_empty,
+    remove_stale_staging,
+    staged_output,
+)
 from evaljig_report._rows import CaseRow
 from evaljig_report._schema import SCHEMA_VERSION
 from evaljig_report._summary import append_step_summary, write_summary
@@ -45,19 +52,32 @@ def merge(
     generated: str | None = None,
     max_bytes: int = MAX_CASE_BYTES,
 ) -> MergeResult:
-    """Merge ``inputs`` into ``out_dir`` (index.json, summary.md, report.html, junit.xml).
+    """Merge ``inputs`` into ``out_dir`` (index.json, summary.md, report.html, junit.xml), all or nothing.
 
-    ``generated`` is the report's timestamp (default: :func:`generated_at`).
+    ``generated`` is the report's timestamp (default: :func:`generated_at`). The folder is
+    written as one unit and merges into one folder take turns (see ``_publish``); a folder
+    holding anything a merge does not write raises ``MergeError`` and is left as it is.
     """
     generated = generated or generated_at()
+    created = not out_dir.exists()
     out_dir.mkdir(parents=True, exist_ok=True)
-    result = collect(inputs, skip=[out_dir], validate=validate, max_bytes=max_bytes)
-    result.out_dir = out_dir
-    stats = MetricStats.of(result.rows)
-    write_index(out_dir / INDEX_FILE, result, generated)
-    write_junit(out_dir / JUNIT_FILE, result.rows)
-    summary = write_summary(out_dir / SUMMARY_FILE, result, stats)
-    write_html(out_dir / HTML_FILE, result, stats, generated)
+    target = out_dir.resolve() if out_dir.is_symlink() else out_dir
+    try:
+        with merge_lock(target):
+            check_replaceable(target)
+            remove_stale_staging(target)  # before reading: inside an input it would be listed as a partial write
+            result = collect(inputs, skip=[out_dir, target], validate=validate, max_bytes=max_bytes)
+            result.out_dir = out_dir
+            stats = MetricStats.of(result.rows)
+            with staged_output(target) as stage:
+                write_index(stage / INDEX_FILE, result, generated)
+                write_junit(stage / JUNIT_FILE, result.rows)
+                summary = write_summary(stage / SUMMARY_FILE, result, stats)
+                write_html(stage / HTML_FILE, result, stats, generated)
+    except BaseException:
+        if created:
+            remove_if_empty(out_dir)
+        raise
     if step_summary is not None and (warning := append_step_summary(str(step_summary), summary)):
         result.warnings.append(warning)
     return result

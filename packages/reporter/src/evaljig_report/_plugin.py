@@ -87,7 +87,11 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", marker)
     if config.getoption("evaljig_no_report") or os.environ.get("EVALJIG_REPORT", "").lower() in {"0", "off"}:
         return
-    config.pluginmanager.register(ReportPlugin(config), "evaljig-report-recorder")
+    try:
+        plugin = ReportPlugin(config)
+    except ValueError as exc:  # EVALJIG_SESSION=merged: one line, not an internal error
+        raise pytest.UsageError(f"evaljig-report: {exc}") from None
+    config.pluginmanager.register(plugin, "evaljig-report-recorder")
 
 
 def _xdist_controller(config: pytest.Config) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import re
 import stat
 import zipfile
@@ -14,13 +15,17 @@ from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 from typing import Any
 
-from evaljig_common import write_bytes_atomic
 from evaljig_corpus.strict_json import JsonInputError, duplicates, loads, loads_bytes
+from evaljig_fixtures._datasets.extract import UnsafeDestinationError, write_below
 from evaljig_fixtures._datasets.manifest import ANSWER_KEY_MEMBER, MANIFEST, ROWS_MEMBER, manifest_problems
 from evaljig_fixtures._errors import DatasetPackageError
 
 MAX_TOTAL_BYTES = 64 * 1024 * 1024
 """Fixture packages are kilobytes; anything near this is a zip bomb or the wrong file."""
+MAX_ZIP_BYTES = MAX_TOTAL_BYTES
+"""The zip file itself: checked before it is read, and never read past."""
+READ_CHUNK = 64 * 1024
+"""A member is inflated this much at a time, never all at once (zipfile's ``read`` inflates a whole member)."""
 MAX_LISTED = 20
 """At most this many problems are listed one by one in an error about a zip's members."""
 
@@ -56,20 +61,22 @@ class DatasetPackage:
         """Write every member into ``directory`` (each atomically); returns the task module's path.
 
         Use a folder not named after the task module: it becomes lighteval's local ``hf_repo``.
+        ``directory`` may itself be a symlink; below it no symlink is followed: a member whose
+        folder is a symlink (or a file) raises ``DatasetPackageError`` naming it, and nothing is
+        written through it.
         """
         directory.mkdir(parents=True, exist_ok=True)
         for name, data in self.members.items():
-            write_bytes_atomic(directory.joinpath(*PurePosixPath(name).parts), data)
+            try:
+                write_below(directory, PurePosixPath(name).parts, data)
+            except UnsafeDestinationError as exc:
+                raise DatasetPackageError(self.source, [f"member {name!r}: cannot extract: {exc.strerror}"]) from None
         return directory / self.task_module
 
 
 def load_dataset_package(zip_path: Path) -> DatasetPackage:
     """Read and verify ``zip_path``; any problem raises ``DatasetPackageError`` naming the file and member."""
-    try:
-        raw = zip_path.read_bytes()
-    except OSError as exc:
-        raise DatasetPackageError(zip_path, [f"cannot read: {exc.strerror or exc}"]) from exc
-    members = _read_members(zip_path, raw)
+    members = _read_members(zip_path, _read_zip(zip_path))
     if MANIFEST not in members:
         raise DatasetPackageError(zip_path, [f"{MANIFEST} is missing (members: {', '.join(sorted(members))})"])
     manifest = _parse_json(zip_path, MANIFEST, members[MANIFEST])
@@ -89,6 +96,40 @@ def load_dataset_package(zip_path: Path) -> DatasetPackage:
     )
 
 
+def _read_zip(zip_path: Path) -> bytes:
+    """The zip's bytes, at most ``MAX_ZIP_BYTES``: a regular file's size is checked before any byte is read."""
+    try:
+        fd = os.open(zip_path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise DatasetPackageError(zip_path, ["not a regular file"])
+            if info.st_size > MAX_ZIP_BYTES:
+                raise DatasetPackageError(zip_path, [f"{info.st_size} bytes, more than the {MAX_ZIP_BYTES} allowed"])
+            raw = handle.read(info.st_size + 1)  # one byte more: a file still being written shows
+    except OSError as exc:
+        raise DatasetPackageError(zip_path, [f"cannot read: {exc.strerror or exc}"]) from exc
+    if len(raw) != info.st_size:
+        raise DatasetPackageError(zip_path, [f"changed size while being read (was {info.st_size} bytes)"])
+    return raw
+
+
+def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """At most the member's declared size, inflated ``READ_CHUNK`` bytes at a time.
+
+    ``archive.read`` inflates the whole stream in one call before cutting it to the declared
+    size: a 1 MiB member declaring 1,000 bytes would take a gigabyte on the way.
+    """
+    chunks, left = [], info.file_size
+    with archive.open(info) as handle:
+        while left > 0 and (chunk := handle.read(min(left, READ_CHUNK))):
+            chunks.append(chunk)
+            left -= len(chunk)
+    if left:
+        raise zipfile.BadZipFile(f"inflates to {info.file_size - left} bytes, not the {info.file_size} it declares")
+    return b"".join(chunks)
+
+
 def _read_members(zip_path: Path, raw: bytes) -> dict[str, bytes]:
     try:
         archive = zipfile.ZipFile(io.BytesIO(raw))
@@ -106,7 +147,7 @@ def _read_members(zip_path: Path, raw: bytes) -> dict[str, bytes]:
         members = {}
         for info in infos:
             try:
-                members[info.filename] = archive.read(info)
+                members[info.filename] = _read_member(archive, info)
             # RuntimeError: zipfile's "password required" for an encrypted member whose flag bit lies
             except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError, RuntimeError) as exc:
                 raise DatasetPackageError(zip_path, [f"member {info.filename!r}: cannot be read: {exc}"]) from exc
@@ -138,7 +179,17 @@ def _member_problem(info: zipfile.ZipInfo) -> str | None:
         return f"member {name!r}: not a regular file"
     if info.flag_bits & _ENCRYPTED:
         return f"member {name!r}: encrypted (dataset packages are never encrypted)"
+    if info.compress_size > _most_compressed(info.file_size):
+        return (
+            f"member {name!r}: declares {info.file_size} bytes but holds {info.compress_size} compressed bytes "
+            "(no compression makes data that much larger: the declared size is a lie)"
+        )
     return None
+
+
+def _most_compressed(size: int) -> int:
+    """More compressed bytes than any method makes of ``size`` bytes (deflate adds 5 bytes per 64 KiB block)."""
+    return size + size // 100 + 1024
 
 
 def _verify_members(zip_path: Path, listed: Mapping[str, Any], members: Mapping[str, bytes]) -> None:

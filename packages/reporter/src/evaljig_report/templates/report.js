@@ -149,7 +149,7 @@
     const box = el("div", { class: "artifact-box" }, el("div", {}, el("strong", {}, a.name), ` ${a.mime_type} · ${a.status}`,
       a.reason ? ` · ${a.reason}` : "", a.note ? ` · ${a.note}` : ""));
     const links = el("div", {});
-    if (a.data_uri) links.append(el("a", { href: a.data_uri, download: label, class: "download" }, `download ${label}`));
+    if (a.data_uri) links.append(el("a", { href: a.download_uri || a.data_uri, download: label, class: "download" }, `download ${label}`));
     if (a.href) links.append(el("a", { href: a.href, class: "file-link" }, a.data_uri ? "file beside the report" : `open ${label}`));
     if (links.childNodes.length) box.append(links);
     if (a.data_uri && a.mime_type.startsWith("image/")) box.append(el("img", { class: "artifact", src: a.data_uri, alt: a.name }));
