@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from evaljig_common import TMP_SUFFIX
+from evaljig_common import TMP_SUFFIX, EvaljigError
 from evaljig_report._layout import HTML_FILE, INDEX_FILE, JUNIT_FILE, SUMMARY_FILE
 
 #: What a merge writes into its output folder, and all that folder may hold for a merge to replace it.
@@ -37,7 +37,7 @@ OUTPUT_FILES = frozenset({INDEX_FILE, SUMMARY_FILE, HTML_FILE, JUNIT_FILE})
 _AT_FDCWD, _RENAME_EXCHANGE = -100, 2
 
 
-class MergeError(ValueError):
+class MergeError(EvaljigError, ValueError):
     """A merge refused to write its output folder; names the folder and why."""
 
 
