@@ -134,12 +134,13 @@ def snapshots(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """ruff, ruff format --check, the package layering (lint-imports), actionlint, mkdocs build --strict."""
+    """ruff, ruff format --check, the package layering (lint-imports), actionlint, hadolint, mkdocs build --strict."""
     sync(session, "lint")
     session.run("ruff", "check", ".")
     session.run("lint-imports")
     session.run("ruff", "format", "--check", ".")
     session.run("actionlint", *sorted(map(str, ROOT.glob(".github/workflows/*.y*ml"))))
+    session.run("hadolint", *sorted(map(str, ROOT.glob("packages/*/Dockerfile"))))
     session.run("mkdocs", "build", "--strict", "--site-dir", str(Path(session.create_tmp()) / "site"))
 
 
