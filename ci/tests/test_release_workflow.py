@@ -40,5 +40,5 @@ def test_the_gateway_image_goes_to_ghcr() -> None:
     (build,) = [s for s in steps("image") if s.get("uses", "").startswith("docker/build-push-action@")]
     assert (ROOT / build["with"]["file"]).is_file()
     assert build["with"]["push"] is True
-    assert all(tag.startswith("ghcr.io/") for tag in build["with"]["tags"].split())
+    assert all(tag.startswith("ghcr.io/") for tag in build["with"]["tags"].splitlines())
     assert WORKFLOW["jobs"]["image"]["permissions"]["packages"] == "write"
