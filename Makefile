@@ -66,6 +66,10 @@ report: $(STAMP) ## merge the newest run's reports into reports/<run>/merged/ (r
 package: $(STAMP) ## build every wheel, check its contents, test the installed corpus
 	@$(NOX) $(NOXFLAGS) -s package
 
+.PHONY: dist
+dist: $(STAMP) ## wheels + sdists of every package and the meta-package evaljig into dist/, checked (then: pip install --find-links dist evaljig)
+	@$(NOX) $(NOXFLAGS) -s dist
+
 .PHONY: lighteval
 lighteval: $(STAMP) ## the main job: the LEV contract matrix against the real lighteval
 	$(call nox,-s lighteval,make lighteval)

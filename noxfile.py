@@ -137,12 +137,13 @@ def snapshots(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """ruff, ruff format --check, the package layering (lint-imports), actionlint, mkdocs build --strict."""
+    """ruff, ruff format --check, the package layering (lint-imports), actionlint, hadolint, mkdocs build --strict."""
     sync(session, "lint")
     session.run("ruff", "check", ".")
     session.run("lint-imports")
     session.run("ruff", "format", "--check", ".")
     session.run("actionlint", *sorted(map(str, ROOT.glob(".github/workflows/*.y*ml"))))
+    session.run("hadolint", *sorted(map(str, ROOT.glob("packages/*/Dockerfile"))))
     session.run("mkdocs", "build", "--strict", "--site-dir", str(Path(session.create_tmp()) / "site"))
 
 
@@ -170,6 +171,7 @@ def package(session: nox.Session) -> None:
     tmp = Path(session.create_tmp())
     dist, constraints = tmp / "dist", tmp / "constraints.txt"
     session.run("uv", "build", "--all-packages", "--wheel", "--clear", "--out-dir", str(dist), external=True)
+    session.run("uv", "build", "packages/evaljig", "--wheel", "--out-dir", str(dist), external=True)
     session.run("python", "ci/check_wheels.py", str(dist))
     session.run(
         "uv", "export", "--locked", "--all-packages", "--all-groups", "--no-emit-workspace", "--no-hashes",
@@ -188,6 +190,20 @@ def package(session: nox.Session) -> None:
         env={**report_env(session), "EVALJIG_CORPUS_INSTALLED_PREFIX": session.virtualenv.location},
         success_codes=PYTEST_OK,
     )  # fmt: skip
+
+
+@nox.session(python=PYTHON)
+def dist(session: nox.Session) -> None:
+    """Wheels and sdists of every package, the meta-package ``evaljig`` included, into dist/; then check them.
+
+    ``uv build`` makes each sdist, then the wheel from that sdist, so every sdist builds on its own.
+    The meta-package is no workspace member (its lighteval extra stays out of uv.lock): it is built by
+    itself. ``pip install --find-links dist evaljig`` then installs it (docs/development.md#dist).
+    """
+    out = str(ROOT / "dist")
+    session.run("uv", "build", "--all-packages", "--clear", "--out-dir", out, external=True)
+    session.run("uv", "build", str(ROOT / "packages" / "evaljig"), "--out-dir", out, external=True)
+    session.run("python", "ci/check_wheels.py", "--sdist", out)
 
 
 @nox.session(python=PYTHON)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -26,7 +28,7 @@ from evaljig_corpus import (
     validate_corpus,
 )
 
-from .corpus_copies import own_corpus
+from .corpus_copies import Edit, own_corpus
 
 #: Set by ``nox -s package``: the tests must then import the installed wheel from this venv.
 INSTALLED_PREFIX = os.environ.get("EVALJIG_CORPUS_INSTALLED_PREFIX")
@@ -164,3 +166,41 @@ def test_a_folder_without_capabilities_is_not_a_corpus(tmp_path: Path) -> None:
     assert caught.value.problems == (f"no capability folder (one or more of: {KNOWN})",)
     with pytest.raises(FixtureError, match="the corpus folder is missing"):
         validate_corpus(tmp_path / "nope")
+
+
+def test_every_loader_reads_a_corpus_folder_of_your_own(corpus_copy: Path, edit: Edit) -> None:
+    """``corpus=`` on every loader: a modified copy is read, not the packaged corpus."""
+    folder = own_corpus(corpus_copy, "chat", "models")
+    edit("chat/valid_baseline", lambda data: data.update(description="Our own baseline."))
+    (folder / "chat" / "invalid_unknown_role.json").rename(folder / "chat" / "invalid_our_own.json")
+    edit("chat/invalid_our_own", lambda data: data.update(id="chat.invalid_our_own"))
+
+    names = list_fixture_names("chat", corpus=folder)
+    assert "invalid_our_own" in names
+    assert names == tuple(sorted(names))
+    assert "invalid_our_own" not in list_fixture_names("chat")  # the packaged corpus is untouched
+    assert load_capability_fixture("chat", "valid_baseline", corpus=folder).description == "Our own baseline."
+    chat = list(iter_capability_fixtures("chat", corpus=str(folder)))  # a str folder works too
+    assert chat[0].id == "chat.valid_baseline"
+    assert "chat.invalid_our_own" in [f.id for f in chat]
+    every = list(iter_all_fixtures(corpus=folder))
+    assert {f.capability for f in every} == {"chat", "models"}
+    assert [f.id for f in every] == [f.id for f in validate_corpus(corpus=folder)]
+    assert validate_corpus(corpus=folder) == validate_corpus(folder)
+    assert list(iter_capability_fixtures("embed", corpus=folder)) == []  # a capability it does not cover
+
+
+def test_a_missing_corpus_folder_is_an_error_for_every_loader(tmp_path: Path) -> None:
+    missing = tmp_path / "nope"
+    calls: list[Callable[[], object]] = [
+        lambda: list_fixture_names("chat", corpus=missing),
+        lambda: load_capability_fixture("chat", "valid_baseline", corpus=missing),
+        lambda: list(iter_capability_fixtures("chat", corpus=missing)),
+        lambda: list(iter_all_fixtures(corpus=missing)),
+        lambda: validate_corpus(corpus=missing),
+    ]
+    for call in calls:
+        with pytest.raises(FixtureError, match=f"{re.escape(str(missing))}: the corpus folder is missing"):
+            call()
+    with pytest.raises(TypeError, match="path or corpus=, not both"):
+        validate_corpus(tmp_path, corpus=tmp_path)

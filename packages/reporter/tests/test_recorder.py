@@ -47,8 +47,8 @@ def test_metrics_of_one_case_fold_into_one_valid_case_file(recorder: Recorder) -
     assert schema_errors(doc) == []
     assert doc["status"] == "fail"
     assert [(m["name"], m["status"]) for m in doc["metrics"]] == [("exact", "pass"), ("judge", "fail")]
-    # base64 moved out; the tool-eval proposal's status and function_response keys added
-    assert doc["inference"] == {"output": "result of sum", "status": "unknown", "function_response": None}
+    # base64 moved out; nothing the tool did not return is added
+    assert doc["inference"] == {"output": "result of sum"}
     assert [(a["file"], a["bytes"]) for a in doc["artifacts"]] == [("plot.png", len(PNG)), ("rows.csv", len(CSV))]
     assert (first.parent / "plot.png").read_bytes() == PNG
     assert sorted(p.name for p in first.parent.iterdir()) == ["case.json", "plot.png", "rows.csv"]
@@ -96,8 +96,6 @@ def test_values_orjson_refuses_are_still_written(recorder: Recorder, tmp_path: P
         "huge": "<1329-bit int>",
         "text": "a\ufffdb",
         "nan": None,
-        "status": "unknown",
-        "function_response": None,
     }
     assert doc["case"]["\ufffdkey"] == -(2**70)
     assert doc["metrics"][0]["reason"] == "bad \ufffd byte"

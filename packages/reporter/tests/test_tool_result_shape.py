@@ -106,9 +106,11 @@ def test_a_tool_that_raised_is_recorded_with_status_error(recorder: Recorder) ->
     assert doc["status"] == "error"
 
 
-def test_an_evaljig_shaped_result_gets_status_unknown(recorder: Recorder) -> None:
+def test_an_evaljig_shaped_result_is_kept_as_returned(recorder: Recorder) -> None:
+    """No ``status``/``function_response`` the tool never returned in case.json (the merged index still says
+    ``inference_status: unknown``, see test_merged_index_has_the_proposals_fields)."""
     doc = json.loads(recorder.add_record(record("plain", {"answer": 42})).read_text())
-    assert doc["inference"] == {"answer": 42, "status": "unknown", "function_response": None}
+    assert doc["inference"] == {"answer": 42}
 
 
 @pytest.mark.parametrize(

@@ -28,42 +28,62 @@ def corpus_root() -> Traversable:
     return files("evaljig_corpus").joinpath("corpus")
 
 
-def list_fixture_names(capability: str) -> tuple[str, ...]:
+def _root(corpus: Path | str | None) -> Traversable:
+    """The packaged corpus, or the folder ``corpus`` (which must exist: a typo never reads as "no fixtures")."""
+    if corpus is None:
+        return corpus_root()
+    folder = Path(corpus)
+    if not folder.is_dir():
+        raise FixtureError([f"{folder}: the corpus folder is missing"])
+    return folder
+
+
+def list_fixture_names(capability: str, *, corpus: Path | str | None = None) -> tuple[str, ...]:
     """The sorted fixture names (file stems) of a capability, as in the source design.
 
     Sorted plainly, so ``valid_baseline`` comes after the ``invalid_*`` names; the iterators and
-    ``validate_corpus`` give the baseline first.
+    ``validate_corpus`` give the baseline first. ``corpus``: a corpus folder of your own instead of
+    the packaged one (as for every loader here).
     """
-    return tuple(sorted(list_fixture_names_at(corpus_root(), capability)))
+    return tuple(sorted(list_fixture_names_at(_root(corpus), capability)))
 
 
-def load_capability_fixture(capability: str, name: str) -> CapabilityFixture:
+def load_capability_fixture(capability: str, name: str, *, corpus: Path | str | None = None) -> CapabilityFixture:
     """One fixture, validated; raises ``FixtureError`` naming the file and every problem in it."""
-    return load_capability_fixture_at(corpus_root(), capability, name)
+    return load_capability_fixture_at(_root(corpus), capability, name)
 
 
-def iter_capability_fixtures(capability: str) -> Iterator[CapabilityFixture]:
+def iter_capability_fixtures(capability: str, *, corpus: Path | str | None = None) -> Iterator[CapabilityFixture]:
     """Every fixture of one capability: the baseline first, then the invalid ones sorted."""
-    for name in list_fixture_names_at(corpus_root(), capability):
-        yield load_capability_fixture(capability, name)
+    root = _root(corpus)
+    for name in list_fixture_names_at(root, capability):
+        yield load_capability_fixture_at(root, capability, name)
 
 
-def iter_all_fixtures() -> Iterator[CapabilityFixture]:
-    """Every fixture of every capability, in corpus order."""
+def iter_all_fixtures(*, corpus: Path | str | None = None) -> Iterator[CapabilityFixture]:
+    """Every fixture of every capability, in corpus order (a folder of your own may hold only some)."""
+    root = _root(corpus)
     for capability in CAPABILITIES:
-        yield from iter_capability_fixtures(capability)
+        for name in list_fixture_names_at(root, capability):
+            yield load_capability_fixture_at(root, capability, name)
 
 
-def validate_corpus(path: Path | str | None = None) -> tuple[CapabilityFixture, ...]:
-    """Check a corpus: the packaged one, or the folder at ``path`` (a provider author's own).
+def validate_corpus(
+    path: Path | str | None = None, *, corpus: Path | str | None = None
+) -> tuple[CapabilityFixture, ...]:
+    """Check a corpus: the packaged one, or the folder at ``path`` or ``corpus`` (a provider author's own).
 
     One ``FixtureError`` lists every problem, each prefixed with its file. The packaged corpus
     must cover every capability and keep its charter; a folder of your own holds the capability
-    folders you support (at least one), each under the same rules.
+    folders you support (at least one), each under the same rules. ``corpus=`` is the keyword
+    every loader takes; ``path`` stays for positional callers.
     """
-    if path is None:
+    if path is not None and corpus is not None:
+        raise TypeError("validate_corpus() takes path or corpus=, not both")
+    folder = corpus if corpus is not None else path
+    if folder is None:
         return validate_corpus_at(corpus_root())
-    return validate_corpus_at(Path(path), complete=False)
+    return validate_corpus_at(Path(folder), complete=False)
 
 
 def _capability_folder(root: Traversable, capability: str) -> Traversable:

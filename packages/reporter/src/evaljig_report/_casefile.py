@@ -15,7 +15,7 @@ import orjson
 from evaljig_common import valid_text, write_bytes_atomic
 from evaljig_report._artifacts import NameRegistry, write_artifacts
 from evaljig_report._layout import CASE_FILE, Layout
-from evaljig_report._proposal import file_refs, parts_to_items, split_artifact_parts, with_core_fields
+from evaljig_report._proposal import file_refs, parts_to_items, split_artifact_parts
 from evaljig_report._schema import METRIC_STATUSES, SCHEMA_VERSION, schema_errors
 
 _DUMP_OPTS = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
@@ -137,16 +137,18 @@ class CaseState:
         """Keep the first inference seen; its artifacts become files, the rest stays JSON.
 
         Artifacts come from evaljig's ``artifacts`` list and from the proposal's ``function_response.artifact_parts``.
+        Only what the tool returned is kept (no ``status`` or ``function_response`` it never gave): the
+        HTML's "Actual" shows the record, and index.json says ``inference_status: unknown`` by itself.
         """
         if self.inference_seen or inference is None:
             return
         self.inference_seen = True
         if not isinstance(inference, Mapping):
-            self.inference = with_core_fields({"value": jsonable(inference)})
+            self.inference = {"value": jsonable(inference)}
             return
         raw_artifacts = inference.get("artifacts")
         rest, parts = split_artifact_parts({k: v for k, v in inference.items() if k != "artifacts"})
-        self.inference = with_core_fields(jsonable(rest))
+        self.inference = jsonable(rest)
         written, errors = write_artifacts(self.directory, raw_artifacts, self.names)
         if parts is not None:
             items, errors_of_parts = parts_to_items(parts)

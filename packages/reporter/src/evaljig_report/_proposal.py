@@ -3,8 +3,9 @@
 A proposal-shaped tool result is ``{id, status, logs, code, code_output, text_summary, function_response}``
 whose ``function_response.artifact_parts`` holds parallel lists ``{filenames, bytes, mimetypes}`` of
 base64 blobs. The recorder turns those parts into evaljig artifact items (written as files like any
-other artifact), replaces them in ``function_response`` by the proposal's file references, and gives
-every inference the proposal's ``status`` and ``function_response`` keys.
+other artifact) and replaces them in ``function_response`` by the proposal's file references. Keys
+the tool did not return are not added: a missing ``status`` is ``inference_status: unknown`` in
+index.json only (``_rows``), so the report's "Actual" shows exactly what the tool returned.
 """
 
 from __future__ import annotations
@@ -70,13 +71,6 @@ def file_refs(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         else:
             refs.append({"kind": kind, "mimetype": mime, "skipped": True, "reason": record["reason"]})
     return refs
-
-
-def with_core_fields(inference: dict[str, Any]) -> dict[str, Any]:
-    """The proposal's ``status`` (``unknown`` when the tool gave none) and ``function_response`` (null) keys."""
-    inference.setdefault("status", "unknown")
-    inference.setdefault("function_response", None)
-    return inference
 
 
 def failed_inference() -> dict[str, Any]:

@@ -12,6 +12,8 @@ from evaljig_report._schema import ARTIFACT_FILE, CASE_STATUSES, METRIC_STATUSES
 
 #: Reasons and errors kept in a row are cut to this many characters (full text stays in case.json).
 MAX_ROW_TEXT = 300
+#: index.json's ``inference_status`` for a tool that returned no ``status`` (case.json then has none).
+UNKNOWN_INFERENCE_STATUS = "unknown"
 
 
 class MetricOutcome(NamedTuple):
@@ -171,7 +173,7 @@ class CaseRow:
             [path],
             total,
             tool_id=_text_field(doc.get("case"), "tool_id"),
-            inference_status=_text_field(doc.get("inference"), "status"),
+            inference_status=_inference_status(doc.get("inference")),
         )
 
     def _content(self) -> tuple[object, ...]:
@@ -221,6 +223,16 @@ class CaseRow:
         if not parts and self.status == "skip":
             parts = [m.reason for m in self.metrics if m.reason][:1]
         return "; ".join(parts)
+
+
+def _inference_status(inference: object) -> str | None:
+    """index.json's ``inference_status``: the tool's own ``status``, ``unknown`` when it returned none.
+
+    The record keeps only what the tool returned, so the default lives here, not in ``case.json``.
+    """
+    if type(inference) is not dict:
+        return None
+    return _text_field(inference, "status") or UNKNOWN_INFERENCE_STATUS
 
 
 def _text_field(section: object, key: str) -> str | None:
