@@ -21,6 +21,7 @@ from evaljig_config._litellm_caller import LiteLLMCaller
 from evaljig_config._preload import SERVER_ENV as PRELOAD_SERVER_ENV
 from evaljig_config._preload import serving as preload_server
 from evaljig_config._run_result import LightEvalRun
+from evaljig_config._scrub import scrub_text, secret_forms
 from evaljig_config._spec import (
     GenerationParameters,
     ProviderSpec,
@@ -60,4 +61,6 @@ __all__ = [
     "prepare_run_dir",
     "run_cli",
     "run_python",
+    "scrub_text",
+    "secret_forms",
 ]

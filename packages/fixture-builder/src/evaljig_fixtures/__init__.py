@@ -10,25 +10,38 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from evaljig_fixtures._datasets import DatasetPackage, load_dataset_package
 from evaljig_fixtures._errors import BuildError, DatasetPackageError, EvaljigFixturesError
 from evaljig_fixtures._moved import warn_moved
 
-if TYPE_CHECKING:  # imported on first use: vcrpy is not needed to load a dataset package
+if TYPE_CHECKING:  # imported on first use: the LEV pytest plugin imports this package into every session
     from evaljig_fixtures._cassettes import CANONICAL_BASE_URL, recording, replaying
+    from evaljig_fixtures._datasets import DatasetPackage, load_dataset_package
+    from evaljig_fixtures._lev_harness import LEV_FAKE_KEY, LevDataset, LevInvocation, LevTrace, leaked_files
 
 __all__ = [
     "CANONICAL_BASE_URL",
+    "LEV_FAKE_KEY",
     "BuildError",
     "DatasetPackage",
     "DatasetPackageError",
     "EvaljigFixturesError",
+    "LevDataset",
+    "LevInvocation",
+    "LevTrace",
+    "leaked_files",
     "load_dataset_package",
     "recording",
     "replaying",
 ]
 
-_LAZY = dict.fromkeys(("CANONICAL_BASE_URL", "recording", "replaying"), "evaljig_fixtures._cassettes")
+#: Public name -> the module that defines it, imported on first use (vcrpy, httpx, litellm stay unloaded).
+_LAZY = {
+    **dict.fromkeys(("CANONICAL_BASE_URL", "recording", "replaying"), "evaljig_fixtures._cassettes"),
+    **dict.fromkeys(("DatasetPackage", "load_dataset_package"), "evaljig_fixtures._datasets"),
+    **dict.fromkeys(
+        ("LEV_FAKE_KEY", "LevDataset", "LevInvocation", "LevTrace", "leaked_files"), "evaljig_fixtures._lev_harness"
+    ),
+}
 
 #: Old name here -> its name in ``evaljig_corpus`` (deprecated for one release).
 _MOVED_TO_CORPUS = {
