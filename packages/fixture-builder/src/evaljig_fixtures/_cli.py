@@ -7,11 +7,13 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Sequence
 
 from evaljig_common import one_line_errors
 from evaljig_corpus._cli import COMMANDS as CORPUS_COMMANDS
 from evaljig_corpus._cli import Command, build_parser, run_parsed
+from evaljig_fixtures._init import init_main
 from evaljig_fixtures._regen.command import configure_regen, run_regen_command
 
 PROG = "evaljig-fixtures"
@@ -28,12 +30,21 @@ COMMANDS: tuple[Command, ...] = (
         configure_regen,
         run_regen_command,
     ),
+    Command(
+        "init",
+        "scaffold LightEval contract tests into a repository (see `evaljig-fixtures init --help`)",
+        lambda parser: None,
+        lambda args: init_main([]),
+    ),
 )
 
 
 @one_line_errors(PROG)
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_parsed(build_parser(PROG, COMMANDS, DESCRIPTION), argv)
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["init"]:  # its own parser: `evaljig init` (the evaljig package) takes the same arguments
+        return init_main(args[1:])
+    return run_parsed(build_parser(PROG, COMMANDS, DESCRIPTION), args)
 
 
 if __name__ == "__main__":  # pragma: no cover
