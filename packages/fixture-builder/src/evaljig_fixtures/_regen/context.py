@@ -39,7 +39,10 @@ class BuildContext:
 def _lighteval(ctx: BuildContext) -> str | None:
     if ctx.lighteval:
         return None
-    return "lighteval is not available here: install it (pip install 'evaljig[lighteval]'; in evaljig's own repository `make regen`)"
+    return (
+        "lighteval is not available here: install it (pip install 'evaljig[lighteval]'; "
+        "in evaljig's own repository `make regen`)"
+    )
 
 
 REQUIREMENTS: Mapping[str, Callable[[BuildContext], str | None]] = MappingProxyType({"lighteval": _lighteval})
