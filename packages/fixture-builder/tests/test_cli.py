@@ -13,8 +13,8 @@ from evaljig_fixtures._cli import COMMANDS, main
 from evaljig_gateway import Gateway
 
 
-def test_the_commands_are_the_corpus_ones_then_regen() -> None:
-    assert [c.name for c in COMMANDS] == ["validate", "list", "conformance", "regen"]
+def test_the_commands_are_the_corpus_ones_then_regen_and_init() -> None:
+    assert [c.name for c in COMMANDS] == ["validate", "list", "conformance", "regen", "init"]
     for mine, theirs in zip(COMMANDS, CORPUS_COMMANDS, strict=False):
         assert (mine.configure, mine.run) == (theirs.configure, theirs.run)
         assert mine.help.endswith(f"(deprecated: use `evaljig-corpus {theirs.name}`)")
