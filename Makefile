@@ -51,8 +51,8 @@ browser: $(STAMP) ## find Chromium for the report.html browser tests, or install
 	@$(TOOLS)/bin/python ci/browser.py ensure
 
 .PHONY: ci
-ci: $(STAMP) browser ## everything CI runs: lint, typecheck, tests + goldens (default Python), wheels, the LEV matrix, coverage, the merged report
-	$(call nox,-s lint typecheck tests-$(PY_DEFAULT) package lighteval coverage report,make ci)
+ci: $(STAMP) browser ## everything CI runs: lint, typecheck, tests + goldens (default Python), wheels, the LEV matrix, an outside-repo adoption run, coverage, the merged report
+	$(call nox,-s lint typecheck tests-$(PY_DEFAULT) package lighteval adoption coverage report,make ci)
 
 .PHONY: matrix
 matrix: $(STAMP) ## the tests on every supported Python (tests-3.11, tests-3.12, tests-3.13) and which ran

@@ -13,9 +13,13 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import shutil
 import sys
+import tempfile
+import time
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import nox
 
@@ -62,7 +66,9 @@ PYTEST_OK = [0, 5]
 PYTHONS = nox.project.python_versions(PYPROJECT)
 #: The default session Python (``make ci``, the lighteval stack); the oldest supported.
 PYTHON = PYTHONS[0]
-nox.options.sessions = ["lint", "typecheck", f"tests-{PYTHON}", "package", "lighteval", "coverage", "report"]
+nox.options.sessions = [
+    "lint", "typecheck", f"tests-{PYTHON}", "package", "lighteval", "adoption", "coverage", "report",
+]  # fmt: skip
 #: The last ``nox -s coverage`` figure, which ``make ci``'s summary prints.
 COVERAGE_TOTAL = REPORTS / "coverage-total.txt"
 
@@ -267,3 +273,71 @@ def regen(session: nox.Session) -> None:
         str(bin_dir / "evaljig-fixtures"), "regen", *session.posargs,
         env=stack.stack_env(bin_dir, common.OFFLINE_ENV), external=True,
     )  # fmt: skip
+
+
+@nox.session(python=PYTHON, reuse_venv=False)
+def adoption(session: nox.Session) -> None:
+    """What a new team does, outside the checkout: wheels + lighteval into a fresh venv, `init`, build, LEV, check.
+
+    The wheels come from ``dist/`` (``make dist``) when it holds them, else they are built here.
+    The venv gets the pinned lighteval stack with this machine's pip sources (a CPU torch), as
+    ``ci/lighteval_stack.py`` does. Each step's wall time is printed at the end.
+    """
+    tmp = Path(session.create_tmp()).resolve()
+    work = Path(tempfile.mkdtemp(prefix="evaljig-adoption-"))  # outside the checkout: no conftest, no pyproject
+    timings: list[tuple[str, float]] = []
+
+    def step(name: str, *args: str, cwd: Path | None = None, **kwargs: Any) -> None:
+        started = time.perf_counter()
+        with session.chdir(cwd or work):
+            session.run(*args, external=True, **kwargs)
+        timings.append((name, time.perf_counter() - started))
+
+    dist = ROOT / "dist"
+    if not list(dist.glob("evaljig_fixtures-*.whl")):
+        dist = tmp / "dist"
+        step("build wheels", "uv", "build", "--all-packages", "--wheel", "--clear", "--out-dir", str(dist), cwd=ROOT)
+    venv = work / "venv"
+    python = str(venv / "bin" / "python")
+    wheels = sorted(str(w) for w in dist.glob("evaljig*.whl"))
+    meta = [w for w in wheels if Path(w).name.startswith("evaljig-")]  # the evaljig meta-package, once built
+    requirements = (
+        [f"evaljig[lighteval] @ {Path(meta[0]).as_uri()}"]
+        if meta
+        else [*wheels, "-r", str(stack.REQUIREMENTS), "-c", str(stack.CONSTRAINTS)]
+    )
+    step(
+        "venv",
+        "uv",
+        "venv",
+        "--quiet",
+        "--python",
+        str(Path(session.virtualenv.location) / "bin" / "python"),
+        str(venv),
+    )
+    step(
+        "install wheels + lighteval stack", "uv", "pip", "install", "--python", python, *stack.machine_sources(),
+        *stack.INSTALL_FLAGS, "--find-links", str(dist), *requirements, "pytest-cov", "pytest-split",
+    )  # fmt: skip
+    bin_dir = venv / "bin"
+    env = stack.stack_env(bin_dir, common.OFFLINE_ENV)
+    step("lighteval check", str(bin_dir / "evaljig-config"), "lighteval", "check", env=env)
+    repo = work / "repo"
+    repo.mkdir()
+    step("git init", "git", "init", "--quiet", str(repo))
+    init = (
+        [str(bin_dir / "evaljig"), "init"]
+        if (bin_dir / "evaljig").exists()
+        else [str(bin_dir / "evaljig-fixtures"), "init"]
+    )
+    step("init", *init, "--provider", "acme", "--model", "openai/acme-small", "--api-key-env", "ACME_TOKEN",
+         "--no-build", cwd=repo, env=env)  # fmt: skip
+    backend = repo / "backend"
+    builder = "../scripts/testing/build_lighteval_fixture.py"
+    step("builder", python, builder, cwd=backend, env=env)
+    lev = ["-m", "pytest", "-m", "lighteval", "--no-cov", "-p", "no:cacheprovider"]
+    step("pytest -m lighteval --no-cov", python, *lev, cwd=backend, env=env)
+    step("builder --check", python, builder, "--check", cwd=backend, env=env)
+    shutil.rmtree(work, ignore_errors=True)
+    for name, seconds in timings:
+        session.log(f"adoption: {name:<34} {seconds:7.1f} s")

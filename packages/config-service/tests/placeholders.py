@@ -25,7 +25,7 @@ FAKE_LIGHTEVAL = Path(__file__).with_name("fake_lighteval.py")
 
 def leaked(folder: Path, secret: str) -> list[str]:
     """Files under ``folder`` holding ``secret`` in any spelling, and which spelling."""
-    from evaljig_config._scrub import secret_forms
+    from evaljig_config import secret_forms
 
     found = []
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):

@@ -59,16 +59,6 @@ def test_init_delegates_to_the_fixtures_scaffolder(monkeypatch: pytest.MonkeyPat
     assert seen == [["--provider", "acme", "--force"]]
 
 
-def test_init_without_the_scaffolder_says_what_it_needs(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.delattr(evaljig_fixtures, "init_main", raising=False)
-    assert main(["init"]) == 2
-    (line,) = capsys.readouterr().err.splitlines()
-    assert line.startswith("evaljig: evaljig init needs evaljig-fixtures >= ")
-    assert f"the installed evaljig-fixtures {version('evaljig-fixtures')} has none" in line
-
-
 def test_usage_and_unknown_commands(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([]) == 2
     assert capsys.readouterr().err.startswith("usage: evaljig COMMAND")

@@ -15,7 +15,7 @@ import pytest
 
 from evaljig_report import merge
 
-from .conftest import PNG, Populate, b64, make_record
+from .report_samples import PNG, Populate, b64, make_record
 
 HOSTILE_WORKER = "javascript:alert(document.domain)"
 SVG = (

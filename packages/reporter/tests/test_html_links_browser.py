@@ -13,7 +13,7 @@ from urllib.parse import urljoin
 
 import pytest
 
-from .conftest import Populate
+from .report_samples import Populate
 from .test_html import CHROMIUM_FLAGS, chromium
 from .test_html_links import SVG, make_hostile_report
 

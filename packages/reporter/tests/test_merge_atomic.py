@@ -18,7 +18,7 @@ import pytest
 from evaljig_report import _merge, merge
 from evaljig_report._cli import main
 
-from .conftest import Populate, make_record
+from .report_samples import Populate, make_record
 
 
 def digest(folder: Path) -> dict[str, str]:

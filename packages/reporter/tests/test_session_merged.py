@@ -11,7 +11,7 @@ import pytest
 from evaljig_report._cli import main
 from evaljig_report._layout import session_name
 
-from .conftest import Populate, make_record, report_suite
+from .report_samples import Populate, make_record, report_suite
 from .test_plugin import EVAL_TESTS
 
 

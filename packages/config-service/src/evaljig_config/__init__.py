@@ -16,6 +16,7 @@ from evaljig_config._lighteval_setup import (
 )
 from evaljig_config._litellm_caller import LiteLLMCaller
 from evaljig_config._run_result import LightEvalRun
+from evaljig_config._scrub import scrub_text, secret_forms
 from evaljig_config._spec import (
     GenerationParameters,
     ProviderSpec,
@@ -47,4 +48,6 @@ __all__ = [
     "prepare_run_dir",
     "run_cli",
     "run_python",
+    "scrub_text",
+    "secret_forms",
 ]

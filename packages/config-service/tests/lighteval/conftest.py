@@ -1,26 +1,27 @@
-"""Shared set-up of the LEV matrix: the committed fixtures, a gateway with the answer key, a summary.
+"""evaljig's own LEV matrix on the public harness (``evaljig_fixtures``' pytest plugin ``evaljig_lev``).
 
-Every run a LEV test starts goes through the ``trace`` fixture; when the test fails, what is
-needed to debug it from CI artifacts alone is attached to its case report (see
-``pytest_runtest_makereport``): the rendered config, the argv, stdout/stderr tails of each
-run, the test's captured output and the gateway journal — with the api key scrubbed.
+The plugin gives the provider, dataset, gateway and trace fixtures and the debug files a failed
+case leaves; what is evaljig's own lives here: the committed fixtures under the repository's
+``fixtures/`` and their goldens, its two datasets, and the rule that skips the matrix (saying how
+to run it) where lighteval is not installed.
 """
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Generator
-from typing import Any
+from pathlib import Path
 
 import pytest
 
-from evaljig_config import ProviderSpec, lighteval_available, load_provider_spec
-from evaljig_gateway import Gateway
-from evaljig_report import ATTACHMENT_KEY
+from evaljig_config import lighteval_available
+from evaljig_fixtures import LEV_FAKE_KEY, LevDataset, leaked_files
 
-from .lev_inputs import FAKE_KEY, FAKE_KEY_ENV, FIXTURES, Dataset, extract_dataset
-from .lev_trace import LevTrace, debug_files, scrub
+ROOT = Path(__file__).resolve().parents[4]
+FIXTURES = ROOT / "fixtures"
+PROVIDER = FIXTURES / "providers" / "fake-openai.json"
+EXPECTED_CONFIG = FIXTURES / "configs" / "expected-config.yaml"
+EXPECTED_STDOUT = FIXTURES / "configs" / "expected-cli-stdout.txt"
+SDK_CALLS_PER_ATTEMPT = 3  # 1 + the OpenAI SDK's 2 retries inside litellm (see test_lev_api.py)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -36,80 +37,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(skip)
 
 
-@pytest.fixture(autouse=True)
-def _fake_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(FAKE_KEY_ENV, FAKE_KEY)
+@pytest.fixture
+def lev_provider_path() -> Path:
+    """The committed provider fixture (the plugin points it at this worker's gateway)."""
+    return PROVIDER
 
 
 @pytest.fixture
-def provider(gateway: Gateway) -> ProviderSpec:
-    """The committed provider fixture, pointed at this worker's gateway."""
-    return load_provider_spec(FIXTURES / "providers" / "fake-openai.json").with_base_url(gateway.base_url)
-
-
-@pytest.fixture(scope="session")
-def mini_mmlu(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
-    return extract_dataset(tmp_path_factory, "mini-mmlu", "mini_mmlu")
-
-
-@pytest.fixture(scope="session")
-def polyglot(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
-    return extract_dataset(tmp_path_factory, "polyglot", "polyglot")
+def mini_mmlu(lev_datasets: object) -> LevDataset:
+    return lev_datasets(FIXTURES / "datasets" / "mini-mmlu.eval752.zip")  # type: ignore[operator,no-any-return]
 
 
 @pytest.fixture
-def lev(request: pytest.FixtureRequest) -> Any:
-    """``lev("LEV-001", calls=40, ...)`` adds a row to the matrix summary printed at the end."""
-
-    def record(lev_id: str, **facts: object) -> None:
-        request.node.user_properties.append(("lev", json.dumps({"id": lev_id, **facts}, sort_keys=True)))
-
-    return record
+def polyglot(lev_datasets: object) -> LevDataset:
+    return lev_datasets(FIXTURES / "datasets" / "polyglot.eval752.zip")  # type: ignore[operator,no-any-return]
 
 
-_TRACE = pytest.StashKey[LevTrace]()
-
-
-@pytest.fixture
-def trace(request: pytest.FixtureRequest) -> LevTrace:
-    return request.node.stash.setdefault(_TRACE, LevTrace())
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """A failed LEV test attaches its debug files to its case report (``evaljig.attachment``)."""
-    report = yield
-    if report.when == "call" and report.failed:
-        funcargs = getattr(item, "funcargs", {})
-        gateway = funcargs.get("gateway") if isinstance(funcargs.get("gateway"), Gateway) else None
-        secrets = {FAKE_KEY, os.environ.get(FAKE_KEY_ENV, FAKE_KEY)} - {""}
-        for name, text in debug_files(item.stash.get(_TRACE, None), gateway, report).items():
-            mime = (
-                "application/x-ndjson"
-                if name.endswith(".jsonl")
-                else "text/yaml"
-                if name.endswith(".yaml")
-                else "text/plain"
-            )
-            item.user_properties.append(
-                (ATTACHMENT_KEY, {"name": name, "mime_type": mime, "text": scrub(text, secrets)})
-            )
-    return report
-
-
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    rows = []
-    for outcome in ("passed", "failed", "error"):
-        for report in terminalreporter.stats.get(outcome, []):
-            if getattr(report, "when", "call") != "call":
-                continue
-            for key, value in getattr(report, "user_properties", []):
-                if key == "lev":
-                    rows.append((json.loads(value), outcome, report.duration))
-    if not rows:
-        return
-    terminalreporter.write_sep("=", "LEV matrix")
-    for facts, outcome, duration in sorted(rows, key=lambda r: r[0]["id"]):
-        lev_id = facts.pop("id")
-        detail = ", ".join(f"{k}={v}" for k, v in facts.items())
-        terminalreporter.write_line(f"{lev_id}  {outcome.upper():6}  {duration:6.1f}s  {detail}")
+def assert_no_secret(folder: Path) -> None:
+    leaked = leaked_files(folder, LEV_FAKE_KEY)
+    assert not leaked, f"the api key was left in {leaked}"

@@ -34,32 +34,36 @@ from evaljig_config import (
     RetryBudgetExhausted,
     load_provider_spec,
 )
+from evaljig_fixtures import LevDataset, LevTrace
 from evaljig_gateway import Gateway
 
-from .lev_inputs import (
+from .conftest import (
     EXPECTED_CONFIG,
     EXPECTED_STDOUT,
     FIXTURES,
     ROOT,
     SDK_CALLS_PER_ATTEMPT,
-    Dataset,
     assert_no_secret,
 )
-from .lev_trace import LevTrace
 
 pytestmark = pytest.mark.lighteval
 
 
 def test_lev_003_python_api_failure(
-    provider: ProviderSpec, gateway: Gateway, mini_mmlu: Dataset, tmp_path: Path, lev: object, trace: LevTrace
+    lev_provider: ProviderSpec,
+    gateway: Gateway,
+    mini_mmlu: LevDataset,
+    tmp_path: Path,
+    lev: object,
+    lev_trace: LevTrace,
 ) -> None:
-    broken = provider.with_model("openai/always-fail")
+    broken = lev_provider.with_model("openai/always-fail")
     attempts = broken.retry.attempts
     cache_before = litellm.cache
 
     started = time.perf_counter()  # reported in the summary, never asserted
     with pytest.raises(RetryBudgetExhausted) as caught:
-        trace.python(broken, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "py", max_samples=1)
+        lev_trace.python(broken, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "py", max_samples=1)
 
     assert litellm.cache is cache_before  # the run's disk cache does not outlive it
     assert caught.value.attempts == attempts
@@ -72,7 +76,7 @@ def test_lev_003_python_api_failure(
 
     gateway.reset()
     started = time.perf_counter()
-    cli = trace.subprocess(
+    cli = lev_trace.subprocess(
         [str(Path(sys.executable).with_name("evaljig-config")), "lighteval", "run",
          str(FIXTURES / "providers" / "fake-openai.json"), mini_mmlu.task,
          "--custom-tasks", str(mini_mmlu.module), "--run-dir", str(tmp_path / "cli"),
@@ -90,26 +94,26 @@ def test_lev_003_python_api_failure(
 
 
 def test_lev_004_config_drift_guard(
-    provider: ProviderSpec, lev: object, trace: LevTrace, monkeypatch: pytest.MonkeyPatch
+    lev_provider: ProviderSpec, lev: object, lev_trace: LevTrace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     committed = load_provider_spec(FIXTURES / "providers" / "fake-openai.json")
     assert LightEvalConfigRenderer(committed).render_yaml() == EXPECTED_CONFIG.read_text(encoding="utf-8")
     monkeypatch.chdir(ROOT)  # regen's defaults are relative to the repository root
     # `evaljig-fixtures regen --check`, in this worker: it reuses the lighteval the Python-path cases imported
     [script] = entry_points(group="console_scripts", name="evaljig-fixtures")
-    code, out, err = trace.in_process("regen", script.load(), ["regen", "--check"])
+    code, out, err = lev_trace.in_process("regen", script.load(), ["regen", "--check"])
     assert code == 0, out + err
     lev("LEV-004", regen_check="clean")  # type: ignore[operator]
 
 
 def test_lev_005_multilingual_contract(
-    provider: ProviderSpec, gateway: Gateway, polyglot: Dataset, tmp_path: Path, lev: object, trace: LevTrace
+    lev_provider: ProviderSpec, gateway: Gateway, polyglot: LevDataset, tmp_path: Path, lev: object, lev_trace: LevTrace
 ) -> None:
     gateway.set_answers(polyglot.answer_key)
-    cli = trace.cli(provider, polyglot.task, custom_tasks=polyglot.module, run_dir=tmp_path / "cli")
+    cli = lev_trace.cli(lev_provider, polyglot.task, custom_tasks=polyglot.module, run_dir=tmp_path / "cli")
     cli_bodies = [c.raw_body for c in gateway.calls()]
     gateway.reset()
-    py = trace.python(provider, polyglot.task, custom_tasks=polyglot.module, run_dir=tmp_path / "py")
+    py = lev_trace.python(lev_provider, polyglot.task, custom_tasks=polyglot.module, run_dir=tmp_path / "py")
     py_bodies = [c.raw_body for c in gateway.calls()]
 
     assert len(cli_bodies) == polyglot.rows
@@ -124,18 +128,18 @@ FAILURES_BEYOND_SDK = SDK_CALLS_PER_ATTEMPT  # fail-3: every call of lighteval's
 
 
 def test_lev_006_lighteval_retry_loop(
-    provider: ProviderSpec,
+    lev_provider: ProviderSpec,
     gateway: Gateway,
-    mini_mmlu: Dataset,
+    mini_mmlu: LevDataset,
     tmp_path: Path,
     lev: object,
-    trace: LevTrace,
+    lev_trace: LevTrace,
 ) -> None:
     gateway.set_answers(mini_mmlu.answer_key)
     model = f"openai/fail-{FAILURES_BEYOND_SDK}-gpt-stub"
-    flaky = provider.with_model(model)
+    flaky = lev_provider.with_model(model)
     # the Python path: the CLI runs the same lighteval loop (LEV-002/003 pin the CLI's retries), at ~13 s of imports
-    run = trace.python(flaky, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "run")
+    run = lev_trace.python(flaky, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "run")
 
     calls = gateway.calls()
     statuses = [c.status for c in calls]

@@ -17,22 +17,27 @@ from evaljig_config import (
     ProviderSpec,
     load_provider_spec,
 )
+from evaljig_fixtures import LevDataset, LevTrace
 from evaljig_gateway import Gateway
 
-from .lev_inputs import EXPECTED_CONFIG, EXPECTED_STDOUT, FIXTURES, Dataset, assert_no_secret
-from .lev_trace import LevTrace
+from .conftest import EXPECTED_CONFIG, EXPECTED_STDOUT, FIXTURES, assert_no_secret
 
 pytestmark = pytest.mark.lighteval
 
 
 def test_lev_001_cli_happy_path(
-    provider: ProviderSpec, gateway: Gateway, mini_mmlu: Dataset, tmp_path: Path, lev: object, trace: LevTrace
+    lev_provider: ProviderSpec,
+    gateway: Gateway,
+    mini_mmlu: LevDataset,
+    tmp_path: Path,
+    lev: object,
+    lev_trace: LevTrace,
 ) -> None:
     committed = load_provider_spec(FIXTURES / "providers" / "fake-openai.json")
     assert LightEvalConfigRenderer(committed).render_yaml() == EXPECTED_CONFIG.read_text(encoding="utf-8")
     gateway.set_answers(mini_mmlu.answer_key)
 
-    run = trace.cli(provider, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "run")
+    run = lev_trace.cli(lev_provider, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "run")
 
     assert run.stdout_table == EXPECTED_STDOUT.read_text(encoding="utf-8")
     assert 0 < run.scores[mini_mmlu.task]["em"] < 1
@@ -45,12 +50,17 @@ def test_lev_001_cli_happy_path(
 
 
 def test_lev_002_cli_retry_path(
-    provider: ProviderSpec, gateway: Gateway, mini_mmlu: Dataset, tmp_path: Path, lev: object, trace: LevTrace
+    lev_provider: ProviderSpec,
+    gateway: Gateway,
+    mini_mmlu: LevDataset,
+    tmp_path: Path,
+    lev: object,
+    lev_trace: LevTrace,
 ) -> None:
     gateway.set_answers(mini_mmlu.answer_key)
-    flaky = provider.with_model("openai/fail-once-gpt-stub")
+    flaky = lev_provider.with_model("openai/fail-once-gpt-stub")
 
-    run = trace.cli(flaky, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "run")
+    run = lev_trace.cli(flaky, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "run")
 
     statuses = [c.status for c in gateway.calls()]
     assert statuses == [500] + [200] * mini_mmlu.rows  # the one failure is retried by the SDK

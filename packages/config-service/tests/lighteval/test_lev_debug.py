@@ -1,6 +1,7 @@
 """A failing LEV case leaves what is needed to debug it from CI artifacts, with the api key scrubbed.
 
-The inner session uses the real LEV conftest, gateway, runners and reporter plugin; only the
+The inner session is a project of its own that uses only the installed plugins (evaljig-fixtures'
+LEV harness, the gateway, the runners and the reporter), as a team's would; only the
 ``lighteval`` executable is a stand-in (a boundary we do not own, and not installed here): it
 calls the gateway once, prints a results table and, like a careless tool, echoes the api key.
 """
@@ -18,9 +19,7 @@ import pytest
 
 from evaljig_report import schema_errors
 
-from .lev_inputs import FIXTURES, assert_no_secret
-
-HERE = Path(__file__).resolve().parent
+from .conftest import FIXTURES, PROVIDER, assert_no_secret
 
 FAKE_LIGHTEVAL = """#!{python}
 import json, os, sys, urllib.request, yaml
@@ -38,35 +37,53 @@ print("lighteval log: Error in API call with key", key, file=sys.stderr)
 """
 
 INNER_TESTS = """
-import os, sys
-from pathlib import Path
-from evaljig_config import load_provider_spec
-
-SPEC = Path({spec!r})
+import json, os, sys, urllib.request
 
 
-def run(gateway, trace, tmp_path):
-    spec = load_provider_spec(SPEC).with_base_url(gateway.base_url)
+def run(lev_provider, lev_trace, tmp_path):
     tasks = tmp_path / "tasks.py"
     tasks.write_text("# custom tasks")
-    return trace.cli(spec, "mini|0", custom_tasks=tasks, run_dir=tmp_path / "run")
+    return lev_trace.cli(lev_provider, "mini|0", custom_tasks=tasks, run_dir=tmp_path / "run")
 
 
-def test_lev_broken(gateway, trace, tmp_path):
-    result = run(gateway, trace, tmp_path)
+def test_lev_broken(lev_provider, lev_trace, tmp_path):
+    result = run(lev_provider, lev_trace, tmp_path)
     echo = "import os; print('key=' + os.environ['EVALJIG_FAKE_API_KEY'])"
-    trace.subprocess([sys.executable, "-c", echo], cwd=tmp_path)
+    lev_trace.subprocess([sys.executable, "-c", echo], cwd=tmp_path)
     print("the test printed", os.environ["EVALJIG_FAKE_API_KEY"])
     assert result.stdout_table == "| the golden table |\\n"
 
 
-def test_lev_fine(gateway, trace, tmp_path):
-    assert run(gateway, trace, tmp_path).stdout_table.startswith("|Task|")
+def test_lev_fine(lev_provider, lev_trace, tmp_path, lev):
+    assert run(lev_provider, lev_trace, tmp_path).stdout_table.startswith("|Task|")
+    assert [(c.model, c.status) for c in lev_trace.last_calls] == [("gpt-stub", 200)]
+    lev("LEV-900", calls=len(lev_trace.last_calls))
+
+
+def test_answers_from_the_dataset(lev_dataset, lev_gateway):
+    question = next(iter(lev_dataset.answer_key))
+    body = {"model": "gpt-stub", "messages": [{"role": "user", "content": question + "\\nAnswer:"}]}
+    request = urllib.request.Request(lev_gateway.base_url + "/chat/completions", json.dumps(body).encode(),
+                                     {"Content-Type": "application/json"})
+    reply = json.load(urllib.request.urlopen(request))
+    assert reply["choices"][0]["message"]["content"] == lev_dataset.answer_key[question]
+    assert lev_dataset.module.is_file() and lev_dataset.rows == len(lev_dataset.answer_key)
+
+
+def test_unrelated_failure(gateway):
+    print("no LEV fixture here:", os.environ.get("EVALJIG_FAKE_API_KEY"))
+    assert False
+"""
+
+INI = """[pytest]
+lev_provider = {spec}
+lev_dataset = {dataset}
 """
 
 
 @pytest.fixture
 def lev_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """A project of its own using only the installed plugin: its ini names the provider and dataset."""
     if Path(sys.executable).with_name("lighteval").exists():
         pytest.skip("the real lighteval is installed next to this interpreter and would be run instead")
     bin_dir = pytester.path / "bin"
@@ -75,15 +92,18 @@ def lev_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> p
     script.write_text(FAKE_LIGHTEVAL.format(python=sys.executable), encoding="utf-8")
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    stand_in = pytester.path / "site" / "lighteval"  # the runners prepare the installed package before a run
+    (stand_in / "tasks" / "tasks").mkdir(parents=True)
+    (stand_in / "__init__.py").write_text('"""A stand-in: only its folder is used."""\n', encoding="utf-8")
+    monkeypatch.setenv("PYTHONPATH", str(stand_in.parent))
     for name, value in {"EVALJIG_ALL_TESTS": "1", "EVALJIG_RUN": "r1", "EVALJIG_SESSION": "lighteval"}.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("EVALJIG_REPORT_DIR", str(pytester.path / "reports"))
     monkeypatch.delenv("EVALJIG_REPORT", raising=False)
-    inner = pytester.mkpydir("lev")  # a package, so the conftest's relative imports of its helpers resolve
-    for name in ("conftest.py", "lev_inputs.py", "lev_trace.py"):
-        (inner / name).write_text((HERE / name).read_text(encoding="utf-8"), encoding="utf-8")
-    spec = str(FIXTURES / "providers" / "fake-openai.json")
-    (inner / "test_inner.py").write_text(INNER_TESTS.format(spec=spec), encoding="utf-8")
+    monkeypatch.delenv("EVALJIG_FAKE_API_KEY", raising=False)
+    dataset = FIXTURES / "datasets" / "mini-mmlu.eval752.zip"
+    pytester.makefile(".ini", pytest=INI.format(spec=PROVIDER, dataset=dataset))
+    pytester.makepyfile(test_inner=INNER_TESTS)
     return pytester
 
 
@@ -98,7 +118,8 @@ def test_a_failed_lev_case_carries_config_argv_tails_and_journal_without_the_key
     lev_project: pytest.Pytester, xdist: list[str]
 ) -> None:
     result = lev_project.runpytest_subprocess("-p", "no:cacheprovider", *xdist)
-    result.assert_outcomes(passed=1, failed=1)
+    result.assert_outcomes(passed=2, failed=2)
+    result.stdout.fnmatch_lines(["*= LEV matrix =*", "LEV-900  PASSED *calls=1"])
 
     doc, folder = case_doc(lev_project.path / "reports", "test_lev_broken")
     assert schema_errors(doc) == []
@@ -131,3 +152,5 @@ def test_a_failed_lev_case_carries_config_argv_tails_and_journal_without_the_key
 
     fine, _ = case_doc(lev_project.path / "reports", "test_lev_fine")
     assert (fine["status"], fine["artifacts"]) == ("pass", [])  # a passing case carries nothing extra
+    unrelated, _ = case_doc(lev_project.path / "reports", "test_unrelated_failure")
+    assert (unrelated["status"], unrelated["artifacts"]) == ("fail", [])  # no LEV fixture, nothing attached

@@ -11,7 +11,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from importlib import import_module
 from importlib.metadata import PackageNotFoundError, entry_points, version
 from typing import cast
 
@@ -36,8 +35,6 @@ TOOLS = {
 }
 #: What ``evaljig[lighteval]`` adds that ``evaljig version`` reports on.
 LIGHTEVAL_EXTRA = ("lighteval", "torch")
-#: The first evaljig-fixtures with the scaffolder behind ``evaljig init``.
-INIT_SINCE = "0.1.0"
 EXIT_USAGE = 2
 
 _TOOL_LINES = "".join(
@@ -105,22 +102,10 @@ def _forward(name: str, args: Sequence[str]) -> int:
 
 
 def _init(args: Sequence[str]) -> int:
-    """``evaljig_fixtures.init_main(argv)``, or one line saying which evaljig-fixtures has it."""
-    try:
-        fixtures = import_module("evaljig_fixtures")
-    except ImportError:
-        fixtures = None
-    init_main = getattr(fixtures, "init_main", None)
-    if not callable(init_main):
-        have = installed_versions(["evaljig-fixtures"])["evaljig-fixtures"]
-        installed = f"the installed evaljig-fixtures {have} has none" if have else "evaljig-fixtures is not installed"
-        print(
-            f"{PROG}: {PROG} init needs evaljig-fixtures >= {INIT_SINCE} with its scaffolder"
-            f" (evaljig_fixtures.init_main); {installed}",
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
-    return int(cast(Callable[[list[str]], int], init_main)(list(args)))
+    """``evaljig_fixtures.init_main(argv)``: the meta-package pins the evaljig-fixtures that has it."""
+    from evaljig_fixtures import init_main
+
+    return init_main(list(args))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -8,24 +8,83 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from evaljig_fixtures._datasets import DatasetPackage, load_dataset_package
 from evaljig_fixtures._errors import BuildError, DatasetPackageError, EvaljigFixturesError
 
-if TYPE_CHECKING:  # imported on first use: vcrpy is not needed to load a dataset package
+if TYPE_CHECKING:  # imported on first use: the LEV pytest plugin imports this package into every session
+    from evaljig_fixtures._builders.team import (
+        cli_stdout_golden_builder,
+        config_golden_builder,
+        dataset_package_builder,
+        provider_builder,
+    )
     from evaljig_fixtures._cassettes import CANONICAL_BASE_URL, recording, replaying
+    from evaljig_fixtures._datasets import (
+        DatasetPackage,
+        dataset_manifest_schema,
+        dataset_package_bytes,
+        load_dataset_package,
+        read_rows_jsonl,
+        write_dataset_package,
+    )
+    from evaljig_fixtures._init import init_main
+    from evaljig_fixtures._lev_harness import LEV_FAKE_KEY, LevDataset, LevInvocation, LevTrace, leaked_files
+    from evaljig_fixtures._regen import BuildContext, Builder, write_output
+    from evaljig_fixtures._regen.command import regen_main
 
 __all__ = [
     "CANONICAL_BASE_URL",
+    "LEV_FAKE_KEY",
+    "BuildContext",
     "BuildError",
+    "Builder",
     "DatasetPackage",
     "DatasetPackageError",
     "EvaljigFixturesError",
+    "LevDataset",
+    "LevInvocation",
+    "LevTrace",
+    "cli_stdout_golden_builder",
+    "config_golden_builder",
+    "dataset_manifest_schema",
+    "dataset_package_builder",
+    "dataset_package_bytes",
+    "init_main",
+    "leaked_files",
     "load_dataset_package",
+    "provider_builder",
+    "read_rows_jsonl",
     "recording",
+    "regen_main",
     "replaying",
+    "write_dataset_package",
+    "write_output",
 ]
 
-_LAZY = dict.fromkeys(("CANONICAL_BASE_URL", "recording", "replaying"), "evaljig_fixtures._cassettes")
+#: Public name -> the module that defines it, imported on first use (vcrpy, httpx, litellm stay unloaded).
+_LAZY = {
+    **dict.fromkeys(("CANONICAL_BASE_URL", "recording", "replaying"), "evaljig_fixtures._cassettes"),
+    **dict.fromkeys(
+        (
+            "DatasetPackage",
+            "dataset_manifest_schema",
+            "dataset_package_bytes",
+            "load_dataset_package",
+            "read_rows_jsonl",
+            "write_dataset_package",
+        ),
+        "evaljig_fixtures._datasets",
+    ),
+    **dict.fromkeys(
+        ("cli_stdout_golden_builder", "config_golden_builder", "dataset_package_builder", "provider_builder"),
+        "evaljig_fixtures._builders.team",
+    ),
+    **dict.fromkeys(("BuildContext", "Builder", "write_output"), "evaljig_fixtures._regen"),
+    "regen_main": "evaljig_fixtures._regen.command",
+    "init_main": "evaljig_fixtures._init",
+    **dict.fromkeys(
+        ("LEV_FAKE_KEY", "LevDataset", "LevInvocation", "LevTrace", "leaked_files"), "evaljig_fixtures._lev_harness"
+    ),
+}
 
 
 def __getattr__(name: str) -> object:

@@ -58,7 +58,7 @@ def build_caller_cassette(out_dir: Path, ctx: BuildContext) -> list[Path]:
     """``cassettes/litellm-caller.yaml``: ``LiteLLMCaller.complete()`` on a healthy and a fail-once model."""
     spec = provider(ctx)
     out = out_dir / CALLER_CASSETTE
-    with _key(spec), Gateway() as gw, recording(out, gw.base_url, secret=RECORDING_KEY):
+    with placeholder_key(spec), Gateway() as gw, recording(out, gw.base_url, secret=RECORDING_KEY):
         for model, prompt in CALLER_PROMPTS:
             caller = LiteLLMCaller(spec.with_base_url(gw.base_url).with_model(f"openai/{model}"), sleep=_no_sleep)
             caller.complete([{"role": "user", "content": prompt}])
@@ -70,7 +70,7 @@ def build_lighteval_goldens(out_dir: Path, ctx: BuildContext) -> list[Path]:
     spec = provider(ctx)
     package = load_dataset_package(ctx.input(MINI_MMLU))
     stdout_out, cassette_out = out_dir / CLI_STDOUT, out_dir / PYTHON_PATH_CASSETTE
-    with tempfile.TemporaryDirectory() as tmp, _key(spec), Gateway(answers=dict(package.answer_key)) as gw:
+    with tempfile.TemporaryDirectory() as tmp, placeholder_key(spec), Gateway(answers=dict(package.answer_key)) as gw:
         work = Path(tmp)
         package.extract_to(work / "task")
         module = work / "task" / "mini_mmlu.py"
@@ -88,7 +88,7 @@ def _no_sleep(seconds: float) -> None:
 
 
 @contextlib.contextmanager
-def _key(spec: ProviderSpec) -> Iterator[None]:
+def placeholder_key(spec: ProviderSpec) -> Iterator[None]:
     """The recording placeholder key in the spec's environment variable, for the block only."""
     saved = os.environ.get(spec.api_key_env)
     os.environ[spec.api_key_env] = RECORDING_KEY

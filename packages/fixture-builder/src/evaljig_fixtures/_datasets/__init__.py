@@ -2,5 +2,20 @@
 
 from evaljig_fixtures._datasets.package import DatasetPackage, load_dataset_package
 from evaljig_fixtures._datasets.source import DatasetSource, load_dataset_source
+from evaljig_fixtures._datasets.team import (
+    dataset_manifest_schema,
+    dataset_package_bytes,
+    read_rows_jsonl,
+    write_dataset_package,
+)
 
-__all__ = ["DatasetPackage", "DatasetSource", "load_dataset_package", "load_dataset_source"]
+__all__ = [
+    "DatasetPackage",
+    "DatasetSource",
+    "dataset_manifest_schema",
+    "dataset_package_bytes",
+    "load_dataset_package",
+    "load_dataset_source",
+    "read_rows_jsonl",
+    "write_dataset_package",
+]

@@ -27,6 +27,7 @@ def build_answer_key(dataset: str, rows: Sequence[dict[str, Any]], accuracy: flo
         if row["id"] in correct:
             key[row["question"]] = LETTERS[gold]
         else:
-            offset = 1 + _digest(dataset, row["id"])[0] % (len(LETTERS) - 1)
-            key[row["question"]] = LETTERS[(gold + offset) % len(LETTERS)]
+            count = len(row["choices"])  # a wrong letter among the row's own choices
+            offset = 1 + _digest(dataset, row["id"])[0] % (count - 1)
+            key[row["question"]] = LETTERS[(gold + offset) % count]
     return key

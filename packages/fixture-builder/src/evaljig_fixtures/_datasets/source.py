@@ -11,6 +11,7 @@ from evaljig_corpus.strict_json import loads
 from evaljig_fixtures._errors import BuildError
 
 LETTERS = ("A", "B", "C", "D")
+MIN_CHOICES = 2
 _TASK_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _DATASET_NAME = re.compile(r"^[a-z][a-z0-9-]*$")
 _ROW_KEYS = ("id", "subject", "question", "choices", "answer")
@@ -42,7 +43,7 @@ def load_dataset_source(filename: str) -> DatasetSource:
         data = loads(files("evaljig_fixtures").joinpath("data", filename).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:  # ValueError: JsonInputError and UnicodeDecodeError
         raise BuildError(f"{where}: cannot read dataset source: {exc}") from exc
-    problems = _source_problems(data)
+    problems = source_problems(data)
     if problems:
         raise BuildError("\n".join(f"{where}: {p}" for p in problems))
     return DatasetSource(
@@ -57,7 +58,8 @@ def load_dataset_source(filename: str) -> DatasetSource:
     )
 
 
-def _source_problems(data: Any) -> list[str]:
+def source_problems(data: Any) -> list[str]:
+    """Every problem of a parsed source (name, task, version, description, accuracy, rows), each naming the field."""
     if not isinstance(data, dict):
         return ["must be a JSON object"]
     problems = []
@@ -99,14 +101,16 @@ def _row_problems(row: Any) -> list[str]:
     choices = row.get("choices")
     if (
         not isinstance(choices, list)
-        or len(choices) != len(LETTERS)
+        or not MIN_CHOICES <= len(choices) <= len(LETTERS)
         or not all(isinstance(c, str) and c for c in choices)
     ):
-        problems.append(f"field 'choices': must be {len(LETTERS)} non-empty strings")
-    elif len(set(choices)) != len(choices):
+        problems.append(f"field 'choices': must be {MIN_CHOICES} to {len(LETTERS)} non-empty strings")
+        return problems
+    if len(set(choices)) != len(choices):
         problems.append("field 'choices': must be distinct")
-    if row.get("answer") not in LETTERS:
-        problems.append(f"field 'answer': must be one of {', '.join(LETTERS)}")
+    letters = LETTERS[: len(choices)]
+    if row.get("answer") not in letters:
+        problems.append(f"field 'answer': must be one of {', '.join(letters)} (or a 0-based index)")
     return problems
 
 

@@ -37,7 +37,12 @@ class BuildContext:
 
 
 def _lighteval(ctx: BuildContext) -> str | None:
-    return None if ctx.lighteval else "lighteval is not available here: run `nox -s regen` (or `make regen`)"
+    if ctx.lighteval:
+        return None
+    return (
+        "lighteval is not available here: install it (pip install 'evaljig[lighteval]'; "
+        "in evaljig's own repository `make regen`)"
+    )
 
 
 REQUIREMENTS: Mapping[str, Callable[[BuildContext], str | None]] = MappingProxyType({"lighteval": _lighteval})

@@ -1,0 +1,116 @@
+"""Builder factories for a team's own fixture set: provider spec, dataset packages, config and CLI goldens.
+
+What evaljig's own builders do for its fixtures, parameterised: a team's build script lists a few
+of these and calls ``regen_main`` (``evaljig init`` writes such a script). Every output path is
+relative to the fixtures folder; the goldens read the provider and dataset through
+``ctx.input()``, so they see this run's rebuilt copies.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from evaljig_common import write_text_atomic
+from evaljig_config import ConfigError, LightEvalConfigRenderer, load_provider_spec, parse_provider_spec, run_cli
+from evaljig_fixtures._builders.goldens import placeholder_key
+from evaljig_fixtures._datasets import load_dataset_package
+from evaljig_fixtures._datasets.manifest import canonical_json
+from evaljig_fixtures._datasets.team import DEFAULT_ACCURACY, dataset_package_bytes
+from evaljig_fixtures._errors import BuildError
+from evaljig_fixtures._regen.builder import Builder, write_output
+from evaljig_fixtures._regen.context import BuildContext
+from evaljig_gateway import Gateway
+
+
+def _name(relative: str, prefix: str) -> str:
+    stem = PurePosixPath(relative).name.split(".")[0]
+    return f"{prefix}-{''.join(c if c.isalnum() or c in '-_' else '-' for c in stem)}"
+
+
+def provider_builder(relative: str, spec: Mapping[str, Any], *, name: str | None = None) -> Builder:
+    """Writes ``spec`` as canonical JSON (keys in the order given) after evaljig_config has accepted it."""
+    data = dict(spec)
+
+    def build(out_dir: Path, ctx: BuildContext) -> list[Path]:
+        try:
+            parse_provider_spec(data, source=relative)
+        except ConfigError as exc:
+            raise BuildError(f"provider spec {relative}: evaljig_config rejects it:\n{exc}") from exc
+        return [write_output(out_dir, relative, canonical_json(data))]
+
+    return Builder(
+        name=name or _name(relative, "provider"), outputs=(relative,), build=build,
+        description="provider spec, validated by evaljig_config",
+    )  # fmt: skip
+
+
+def dataset_package_builder(
+    relative: str,
+    rows: Iterable[Mapping[str, Any]] | Path,
+    *,
+    name: str,
+    task: str | None = None,
+    description: str = "",
+    version: int = 1,
+    accuracy: float = DEFAULT_ACCURACY,
+    builder_name: str | None = None,
+) -> Builder:
+    """Writes the dataset package of ``rows`` (in code, or a JSONL file read at build time)."""
+    source = rows if isinstance(rows, Path) else [dict(row) for row in rows]
+
+    def build(out_dir: Path, ctx: BuildContext) -> list[Path]:
+        data = dataset_package_bytes(
+            source, name=name, task=task, description=description, version=version, accuracy=accuracy
+        )  # fmt: skip
+        return [write_output(out_dir, relative, data)]
+
+    return Builder(
+        name=builder_name or _name(relative, "dataset"), outputs=(relative,), build=build,
+        description=f"dataset package {name} from {source if isinstance(source, Path) else 'rows in code'}",
+    )  # fmt: skip
+
+
+def config_golden_builder(relative: str, *, provider: str, name: str | None = None) -> Builder:
+    """Writes the provider spec (fixture path ``provider``) rendered as lighteval's ``config.yaml``."""
+
+    def build(out_dir: Path, ctx: BuildContext) -> list[Path]:
+        out = out_dir.joinpath(*PurePosixPath(relative).parts)
+        write_text_atomic(out, LightEvalConfigRenderer(load_provider_spec(ctx.input(provider))).render_yaml())
+        return [out]
+
+    return Builder(
+        name=name or "config-golden", outputs=(relative,), build=build,
+        description=f"{provider} rendered as lighteval config.yaml",
+    )  # fmt: skip
+
+
+def cli_stdout_golden_builder(relative: str, *, provider: str, dataset: str, name: str | None = None) -> Builder:
+    """Runs the real lighteval CLI on ``dataset`` against an ephemeral gateway answering from its key.
+
+    Writes lighteval's results table (``LightEvalRun.stdout_table``); requires lighteval, so regen
+    skips it (leaving the committed file alone) where lighteval is not installed.
+    """
+
+    def build(out_dir: Path, ctx: BuildContext) -> list[Path]:
+        spec = load_provider_spec(ctx.input(provider))
+        package = load_dataset_package(ctx.input(dataset))
+        out = out_dir.joinpath(*PurePosixPath(relative).parts)
+        with (
+            tempfile.TemporaryDirectory() as tmp,
+            placeholder_key(spec),
+            Gateway(answers=dict(package.answer_key)) as gw,
+        ):
+            module = package.extract_to(Path(tmp) / "task")
+            run = run_cli(
+                spec.with_base_url(gw.base_url), package.task_spec, custom_tasks=module, run_dir=Path(tmp) / "cli"
+            )
+        write_text_atomic(out, run.stdout_table)
+        return [out]
+
+    return Builder(
+        name=name or "cli-stdout-golden", outputs=(relative,), build=build, requires=frozenset({"lighteval"}),
+        description=f"the real lighteval CLI's results table on {dataset}",
+    )  # fmt: skip

@@ -1,0 +1,147 @@
+"""``regen`` runs a team's own builders: named in its pyproject.toml or by entry point, byte-stable, --check."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from evaljig_fixtures import regen_main
+from evaljig_fixtures._cli import main
+
+BUILDERS_MODULE = """
+from pathlib import Path
+from evaljig_fixtures import Builder, config_golden_builder, dataset_package_builder, provider_builder, write_output
+
+HERE = Path(__file__).resolve().parent
+SPEC = {{
+    "name": "acme", "base_url": "http://127.0.0.1:8000/v1", "model": "openai/acme-small",
+    "api_key_env": "ACME_TOKEN", "retry": {{"attempts": 2, "sleep": 0.0, "multiplier": 1.0}},
+}}
+ROWS = [
+    {{"question": "2 + 2 = ?", "choices": ["3", "4"], "answer": "B"}},
+    {{"question": "Sky colour?", "choices": ["blue", "green", "red"], "answer": "A"}},
+]
+
+def everything():
+    return [
+        provider_builder("providers/acme.json", SPEC),
+        dataset_package_builder("datasets/acme.zip", HERE / "rows.jsonl", name="acme"),
+        dataset_package_builder("datasets/inline.zip", ROWS, name="inline"),
+        config_golden_builder("configs/expected-config.yaml", provider="providers/acme.json"),
+    ]
+
+NOTE = Builder(name="note", outputs=("note.txt",), build=lambda out, ctx: [write_output(out, "note.txt", b"{note}")])
+"""
+
+
+def project(root: Path, *, table: str, note: str = "hello\\n") -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "team_builders.py").write_text(BUILDERS_MODULE.format(note=note), encoding="utf-8")
+    rows = [{"question": "Best fruit?", "choices": ["apple", "pear"], "answer": 1}]
+    (root / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    (root / "pyproject.toml").write_text(textwrap.dedent(table), encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def team(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = project(
+        tmp_path / "backend",
+        table="""
+        [project]
+        name = "acme-backend"
+        [tool.evaljig]
+        builders = ["team_builders:everything", "team_builders:NOTE"]
+        fixtures = "tests/lighteval/fixtures"
+        """,
+    )
+    monkeypatch.chdir(root)
+    monkeypatch.delitem(sys.modules, "team_builders", raising=False)
+    return root
+
+
+def files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_regen_builds_the_projects_own_fixtures_then_check_is_clean(
+    team: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["regen"]) == 0
+    fixtures = team / "tests" / "lighteval" / "fixtures"
+    assert sorted(files(fixtures)) == [
+        "configs/expected-config.yaml", "datasets/acme.zip", "datasets/inline.zip", "note.txt", "providers/acme.json",
+    ]  # fmt: skip
+    assert "model_name: openai/acme-small" in (fixtures / "configs" / "expected-config.yaml").read_text()
+    first = files(fixtures)
+    capsys.readouterr()
+
+    assert main(["regen", "--check"]) == 0
+    assert "regen --check: clean: 5 builder(s), 5 file(s)" in capsys.readouterr().out
+    assert main(["regen"]) == 0
+    assert files(fixtures) == first  # byte-stable
+
+
+def test_check_names_the_drifted_file_of_a_team_builder(team: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["regen"]) == 0
+    (team / "tests" / "lighteval" / "fixtures" / "note.txt").write_text("edited by hand\n")
+    capsys.readouterr()
+    assert main(["regen", "--check"]) == 1
+    out = capsys.readouterr().out
+    assert "1 drifted file(s)" in out
+    assert "note.txt" in out
+
+
+def test_a_bad_reference_is_one_line_naming_the_pyproject_and_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project(tmp_path, table='[tool.evaljig]\nbuilders = ["team_builders:MISSING"]\n')
+    monkeypatch.chdir(root)
+    monkeypatch.delitem(sys.modules, "team_builders", raising=False)
+    assert main(["regen", "--check"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == (
+        f"evaljig-fixtures regen: {root / 'pyproject.toml'}: [tool.evaljig] builders[0]: team_builders has no "
+        "attribute MISSING"
+    )
+
+
+def test_builders_registered_by_entry_point(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project(tmp_path / "site", table="")
+    (root / "pyproject.toml").unlink()
+    dist = root / "acme_fixtures-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: acme-fixtures\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[evaljig.builders]\nnote = team_builders:NOTE\n")
+    monkeypatch.syspath_prepend(str(root))
+    monkeypatch.delitem(sys.modules, "team_builders", raising=False)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+
+    assert main(["regen", "--list"]) == 0
+    assert capsys.readouterr().out.startswith("note ")
+    assert main(["regen"]) == 0
+    assert (work / "fixtures" / "note.txt").read_bytes() == b"hello\n"
+
+
+def test_regen_main_runs_a_build_script_with_check(
+    team: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.syspath_prepend(str(team))
+    import team_builders  # type: ignore[import-not-found]
+
+    builders = [*team_builders.everything(), team_builders.NOTE]
+    out = team / "fx"
+    assert regen_main(builders, [], fixtures=out) == 0
+    assert regen_main(builders, ["--check"], fixtures=out) == 0
+    (out / "datasets" / "inline.zip").write_bytes(b"not a zip")
+    assert regen_main(builders, ["--check"], fixtures=out) == 1
+    assert regen_main(builders, ["--only", "nope"], fixtures=out) == 2
+    assert "--only: unknown builder(s) nope" in capsys.readouterr().err
