@@ -3,7 +3,14 @@
 Stdlib only, so the noxfile can import it from nox's own venv.
 """
 
-from evaljig_common._atomic import TMP_SUFFIX, open_atomic, open_atomic_binary, write_bytes_atomic, write_text_atomic
+from evaljig_common._atomic import (
+    TMP_SUFFIX,
+    exchange_paths,
+    open_atomic,
+    open_atomic_binary,
+    write_bytes_atomic,
+    write_text_atomic,
+)
 from evaljig_common._cli import one_line_errors
 from evaljig_common._errors import EvaljigError
 from evaljig_common._offline import OFFLINE_ENV
@@ -16,6 +23,7 @@ __all__ = [
     "TMP_SUFFIX",
     "EvaljigError",
     "claim_run",
+    "exchange_paths",
     "explicit_run_id",
     "one_line_errors",
     "open_atomic",

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from evaljig_gateway import _content, _logprobs, _token_ids, _validation
 from evaljig_gateway._errors import invalid, missing
 from evaljig_gateway._limits import check_echo_work, check_product
-from evaljig_gateway._replies import Reply, assembled_json, dumps_work, sse_reply_work
+from evaljig_gateway._replies import Reply, assembled_json, dumps_each_work, sse_reply_work
 from evaljig_gateway._work import Work
 
 if TYPE_CHECKING:
@@ -147,10 +147,7 @@ def completions(req: Request) -> Work[Reply]:
         if include_usage:
             events.append({**head, "choices": [], "usage": usage})
         return (yield from sse_reply_work(events))
-    parts = []
-    for choice in choices:
-        parts.append((yield from dumps_work(choice)))  # a long echo's log-probs are written in steps
-        yield
+    parts = yield from dumps_each_work(choices)  # a long echo's log-probs are written in steps
     return Reply(200, assembled_json(head, "choices", parts, {"usage": usage}))
 
 

@@ -11,7 +11,7 @@ from evaljig_gateway import _assistant, _completions, _content, _responses, _str
 from evaljig_gateway._behaviours import BEHAVIOUR_TABLE
 from evaljig_gateway._errors import invalid, missing
 from evaljig_gateway._limits import Limits, check_product
-from evaljig_gateway._replies import Reply, assembled_json, dumps_work, json_reply, sse_reply_work
+from evaljig_gateway._replies import Reply, assembled_json, dumps_each_work, json_reply, sse_reply_work
 from evaljig_gateway._work import Work
 
 SYSTEM_FINGERPRINT = "fp_evaljig"
@@ -124,17 +124,8 @@ def chat_completions(req: Request) -> Work[Reply]:
     if stream:
         events = yield from _chat_chunks(head, choices, usage if include_usage else None)
         return (yield from sse_reply_work(events))
-    parts = yield from _dumped(choices)
+    parts = yield from dumps_each_work(choices)
     return Reply(200, assembled_json(head, "choices", parts, {"usage": usage, "service_tier": "default"}))
-
-
-def _dumped(items: list[dict[str, Any]]) -> Work[list[bytes]]:
-    """Each item as JSON, one step each."""
-    parts = []
-    for item in items:
-        parts.append((yield from dumps_work(item)))  # a long echo's log-probs are written in steps
-        yield
-    return parts
 
 
 def _chat_chunks(

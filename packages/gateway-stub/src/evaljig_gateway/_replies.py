@@ -54,6 +54,15 @@ def dumps_work(value: Any) -> Work[bytes]:
     return b"".join(out)
 
 
+def dumps_each_work(items: list[dict[str, Any]]) -> Work[list[bytes]]:
+    """Each of ``items`` (a response's choices) as JSON, a step at least per item."""
+    parts = []
+    for item in items:
+        parts.append((yield from dumps_work(item)))
+        yield
+    return parts
+
+
 def _dump_into(value: Any, out: list[bytes]) -> Work[None]:
     if isinstance(value, dict):
         out.append(b"{")

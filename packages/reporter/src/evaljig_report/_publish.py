@@ -18,8 +18,6 @@ session's reports, say, for a session named ``merged``) is refused, never replac
 
 from __future__ import annotations
 
-import ctypes
-import errno
 import fcntl
 import glob
 import os
@@ -30,11 +28,11 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from evaljig_common import TMP_SUFFIX, EvaljigError
+from evaljig_common import exchange_paths as _exchange
 from evaljig_report._layout import HTML_FILE, INDEX_FILE, JUNIT_FILE, SUMMARY_FILE
 
 #: What a merge writes into its output folder, and all that folder may hold for a merge to replace it.
 OUTPUT_FILES = frozenset({INDEX_FILE, SUMMARY_FILE, HTML_FILE, JUNIT_FILE})
-_AT_FDCWD, _RENAME_EXCHANGE = -100, 2
 
 
 class MergeError(EvaljigError, ValueError):
@@ -107,19 +105,6 @@ def _put_in_place(stage: Path, out_dir: Path) -> None:
         out_dir.rename(old)
         stage.rename(out_dir)
         shutil.rmtree(old, ignore_errors=True)
-
-
-def _exchange(first: Path, second: Path) -> bool:
-    """Swap two paths in one atomic step (Linux ``renameat2``); False where the system cannot."""
-    renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
-    if renameat2 is None:
-        return False
-    if renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE) == 0:
-        return True
-    error = ctypes.get_errno()
-    if error in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):  # kernel or filesystem without RENAME_EXCHANGE
-        return False
-    raise OSError(error, os.strerror(error), str(first), None, str(second))
 
 
 def remove_if_empty(folder: Path) -> None:

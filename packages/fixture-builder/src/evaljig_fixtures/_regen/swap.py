@@ -15,20 +15,18 @@ calls first: without READY it discards the staging (rolls back); with READY it f
 
 from __future__ import annotations
 
-import ctypes
-import errno
 import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from evaljig_common import exchange_paths as _exchange
 from evaljig_common import write_bytes_atomic
 from evaljig_fixtures._errors import BuildError
 
 READY = "READY"
 #: The steps of a swap, in order; ``on_step`` hears each name just before that step runs.
 STEPS = ("stage", "mark-ready", "exchange", "move-old-aside", "move-new-in", "unmark", "remove-old")
-_AT_FDCWD, _RENAME_EXCHANGE = -100, 2
 
 OnStep = Callable[[str], None]
 
@@ -116,19 +114,6 @@ def swap(target: Path, on_step: OnStep | None = None) -> None:
     (work / READY).unlink()
     _step(on_step, "remove-old")
     shutil.rmtree(work)
-
-
-def _exchange(first: Path, second: Path) -> bool:
-    """Swap two paths in one atomic step (Linux ``renameat2``); False where the system cannot."""
-    renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
-    if renameat2 is None:
-        return False
-    if renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE) == 0:
-        return True
-    error = ctypes.get_errno()
-    if error in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):  # kernel or filesystem without RENAME_EXCHANGE
-        return False
-    raise OSError(error, os.strerror(error), str(first), None, str(second))
 
 
 def recover(target: Path) -> str | None:
