@@ -157,11 +157,14 @@ def _cli(args: list[str], max_file_bytes: int) -> tuple[int, str]:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_bytes, max_file_bytes))
 
+    # coverage, when it measures subprocesses, could not save its data under the limit either
+    env = {k: v for k, v in os.environ.items() if k not in ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")}
     proc = subprocess.run(
         [sys.executable, "-m", "evaljig_config._cli", *args],
         capture_output=True,
         text=True,
         preexec_fn=limit,
+        env=env,
         check=False,
     )
     return proc.returncode, proc.stderr
