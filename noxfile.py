@@ -97,8 +97,9 @@ def measured(session: nox.Session) -> tuple[list[str], dict[str, str]]:
     xdist workers and the Python subprocesses the tests start (coverage's ``patch = subprocess``)
     write their own data files there; ``nox -s coverage`` combines them.
     """
-    coverage_dir().mkdir(parents=True, exist_ok=True)
-    return ["--cov", "--cov-report="], {"COVERAGE_FILE": str(coverage_dir() / f".coverage.{session.name}")}
+    data = coverage_dir() / session.name  # one folder per session: its name may hold dots (tests-3.11)
+    data.mkdir(parents=True, exist_ok=True)
+    return ["--cov", "--cov-report="], {"COVERAGE_FILE": str(data / ".coverage")}
 
 
 def sync(session: nox.Session, *groups: str) -> None:
@@ -221,7 +222,7 @@ def coverage(session: nox.Session) -> None:
     """
     session.install("coverage[toml]>=7.10")
     data = coverage_dir()
-    parts = sorted(p for p in data.glob(".coverage.*") if p.is_file()) if data.is_dir() else []
+    parts = sorted(p for p in data.glob("*/.coverage*") if p.is_file()) if data.is_dir() else []
     if not parts:
         session.skip(f"no coverage data in {data.relative_to(ROOT)}: run a tests or lighteval session first")
     combined = str(data / ".coverage")
@@ -231,7 +232,7 @@ def coverage(session: nox.Session) -> None:
         "coverage", "report", f"--data-file={combined}", "--format=total", silent=True, success_codes=[0, 2]
     )
     figure = str(total).strip().splitlines()[-1]
-    sessions = ", ".join(sorted({p.name.split(".")[2] for p in parts}))
+    sessions = ", ".join(sorted({p.parent.name for p in parts}))
     COVERAGE_TOTAL.write_text(
         f"coverage: {figure}% of branches and lines ({sessions}; {data.relative_to(ROOT)}/html)\n"
     )

@@ -202,5 +202,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_parsed(build_parser(), argv)
 
 
-if __name__ == "__main__":  # pragma: no cover
+if __name__ == "__main__":
     raise SystemExit(main())

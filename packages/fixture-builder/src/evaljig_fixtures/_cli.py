@@ -34,5 +34,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_regen_command(build_parser().parse_args(args))
 
 
-if __name__ == "__main__":  # pragma: no cover
+if __name__ == "__main__":
     raise SystemExit(main())
