@@ -341,3 +341,33 @@ def adoption(session: nox.Session) -> None:
     shutil.rmtree(work, ignore_errors=True)
     for name, seconds in timings:
         session.log(f"adoption: {name:<34} {seconds:7.1f} s")
+
+
+#: The real clients of ``nox -s clients``: exact pins, installed next to the gateway (docs/ci.md#real-clients).
+CLIENTS_REQUIREMENTS = ROOT / "ci" / "clients-requirements.txt"
+#: Every client talks to the gateway on loopback only, with a fake key, and never fetches a price map or a tokenizer.
+CLIENTS_ENV = {
+    "OPENAI_API_KEY": "sk-evaljig-fake-0000",
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "HF_HUB_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "INSPECT_DISPLAY": "none",
+}
+
+
+@nox.session(python=PYTHON)
+def clients(session: nox.Session) -> None:
+    """Real client libraries against a live gateway, one feature per test; prints the client x feature table.
+
+    openai, litellm, pydantic-ai, langchain-openai, instructor, lm-eval and inspect-ai, pinned in
+    ci/clients-requirements.txt, share this venv with the gateway (uv, this machine's pip sources, as the
+    lighteval stack). Not in ``make ci``: it runs nightly and as ``make clients``.
+    """
+    session.install(
+        *stack.machine_sources(), *stack.INSTALL_FLAGS, "-r", str(CLIENTS_REQUIREMENTS), *TEST_REQUIREMENTS,
+        "-e", "packages/common", "-e", "packages/gateway-stub", "-e", "packages/reporter",
+    )  # fmt: skip
+    session.run(
+        "pytest", "ci/clients", "-p", "no:cacheprovider", "-p", "no:randomly", *LOOPBACK_ONLY,
+        *session.posargs, env={**report_env(session), **CLIENTS_ENV}, success_codes=PYTEST_OK,
+    )  # fmt: skip
