@@ -12,19 +12,18 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from evaljig_gateway import Gateway
 
-FAKE_KEY = "sk-evaljig-fake-0000"
-#: The rows and columns of the table, in this order (a cell no test declares is blank).
-CLIENTS = ("openai", "litellm", "pydantic-ai", "langchain-openai", "instructor", "lm-eval", "inspect-ai")
-FEATURES = ("chat", "stream", "structured", "nested", "tools", "responses", "embeddings", "loglikelihood", "eval")
-#: What the table says for a test's outcome; a cell shows the worst of its tests.
-RANK = {"FAIL": 3, "XFAIL": 2, "SKIP": 1, "PASS": 0}
+from .matrix import CLIENTS, FEATURES, matrix_lines, write_outcomes
 
+FAKE_KEY = "sk-evaljig-fake-0000"
+#: Where this run writes its outcomes for the merged table (set by ``nox -s clients``).
+OUTCOMES_ENV = "EVALJIG_CLIENTS_OUTCOMES"
 os.environ.setdefault("OPENAI_API_KEY", FAKE_KEY)  # clients built without an explicit key find this one
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -83,34 +82,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return report
 
 
-def cell_text(results: list[str]) -> str:
-    """One cell: ``-`` when no test fills it, the outcome when all agree, else each outcome with its count."""
-    if not results:
-        return "-"
-    counts = {o: results.count(o) for o in sorted(set(results), key=RANK.__getitem__, reverse=True)}
-    if len(counts) == 1:
-        outcome, n = next(iter(counts.items()))
-        return outcome if n == 1 else f"{outcome}({n})"
-    return " ".join(f"{outcome}({n})" for outcome, n in counts.items())
-
-
-def matrix_lines(outcomes: dict[tuple[str, str], list[str]]) -> list[str]:
-    """The client x feature table as text lines, the columns every feature some test filled."""
-    features = [f for f in FEATURES if any(f == feature for _, feature in outcomes)]
-    texts = {(c, f): cell_text(outcomes.get((c, f), [])) for c in CLIENTS for f in features}
-    width = max(len(c) for c in CLIENTS)
-    cols = [max(len(f), *(len(texts[c, f]) for c in CLIENTS)) for f in features]
-    lines = [" ".join([f"{'client':<{width}}", *(f"{f:<{w}}" for f, w in zip(features, cols, strict=True))])]
-    for name in CLIENTS:
-        cells = (f"{texts[name, f]:<{w}}" for f, w in zip(features, cols, strict=True))
-        lines.append(" ".join([f"{name:<{width}}", *cells]).rstrip())
-    return lines
-
-
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
     outcomes = config.stash.get(_OUTCOMES, {})
     if not outcomes:
         return
+    if os.environ.get(OUTCOMES_ENV):  # nox -s clients merges every venv's file into one table
+        write_outcomes(Path(os.environ[OUTCOMES_ENV]), outcomes)
     terminalreporter.section("real clients: client x feature")
     for line in matrix_lines(outcomes):
         terminalreporter.write_line(line)
