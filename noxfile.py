@@ -344,7 +344,6 @@ def adoption(session: nox.Session) -> None:
         session.log(f"adoption: {name:<34} {seconds:7.1f} s")
 
 
-
 #: The real clients of ``nox -s clients``: one ``# [client]`` section of exact pins per venv (docs/ci.md#real-clients).
 CLIENTS_REQUIREMENTS = ROOT / "ci" / "clients-requirements.txt"
 #: Every client talks to the gateway on loopback only, with a fake key, and never fetches a price map or a tokenizer.

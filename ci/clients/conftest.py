@@ -1,4 +1,4 @@
-"""The real-client matrix (``nox -s clients``): each test is one cell, client x feature, and the run ends with the table.
+"""The real-client matrix (``nox -s clients``): each test fills one client x feature cell; the run ends with the table.
 
 A test declares its cell with ``@pytest.mark.cell("openai", "structured")`` and imports its client
 with :func:`client` (``pytest.importorskip``), so a client that is not installed is a SKIP, never an

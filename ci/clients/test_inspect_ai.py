@@ -15,13 +15,19 @@ from .conftest import FAKE_KEY, client
 from .models import ANSWER, QUESTION, City
 
 
-@pytest.fixture
-def gateway_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[Gateway]:
-    """A keyed gateway that ``openai-api/evaljig/<model>`` reaches: EVALJIG_BASE_URL and EVALJIG_API_KEY."""
-    with Gateway(answers={QUESTION: ANSWER}) as gw:
-        monkeypatch.setenv("EVALJIG_BASE_URL", gw.base_url)
-        monkeypatch.setenv("EVALJIG_API_KEY", FAKE_KEY)
+@pytest.fixture(scope="module")
+def module_gateway() -> Iterator[Gateway]:
+    """One keyed gateway for the module: inspect_ai keeps a model's client for the process, so its base URL stays."""
+    with Gateway(answers={QUESTION: ANSWER}) as gw, pytest.MonkeyPatch.context() as patch:
+        patch.setenv("EVALJIG_BASE_URL", gw.base_url)  # what ``openai-api/evaljig/<model>`` reads
+        patch.setenv("EVALJIG_API_KEY", FAKE_KEY)
         yield gw
+
+
+@pytest.fixture
+def gateway_env(module_gateway: Gateway) -> Gateway:
+    module_gateway.reset()
+    return module_gateway
 
 
 def _eval(task: Any, tmp_path: Path) -> Any:

@@ -1,4 +1,4 @@
-"""langchain-openai's ChatOpenAI: invoke, stream, ``with_structured_output`` (default method; flat and nested), tools."""
+"""langchain-openai's ChatOpenAI: invoke, stream, ``with_structured_output`` (default method), nested, tools."""
 
 from __future__ import annotations
 

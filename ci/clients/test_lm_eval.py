@@ -53,7 +53,7 @@ metric_list:
     "tokenized",
     [
         pytest.param(True, id="token-ids"),
-        pytest.param(False, id="strings", marks=pytest.mark.xfail(reason=STRING_PROMPT_BUG)),
+        pytest.param(False, id="strings", marks=pytest.mark.xfail(raises=AssertionError, reason=STRING_PROMPT_BUG)),
     ],
 )
 def test_multiple_choice_accuracy(tmp_path: Path, tokenized: bool) -> None:

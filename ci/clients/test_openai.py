@@ -1,4 +1,4 @@
-"""The openai SDK: chat, streaming, ``parse()`` structured output (flat and nested), tool loop, Responses, embeddings."""
+"""The openai SDK: chat, streaming, ``parse()`` (flat and nested), a tool loop, Responses, embeddings."""
 
 from __future__ import annotations
 
@@ -103,7 +103,12 @@ def test_responses_tools(openai_client: Any) -> None:
         model="gpt-stub",
         input=[
             {"role": "user", "content": "Use get_weather for Paris."},
-            {"type": "function_call", "call_id": calls[0].call_id, "name": "get_weather", "arguments": calls[0].arguments},
+            {
+                "type": "function_call",
+                "call_id": calls[0].call_id,
+                "name": "get_weather",
+                "arguments": calls[0].arguments,
+            },
             {"type": "function_call_output", "call_id": calls[0].call_id, "output": "sunny"},
         ],
         tools=[tool],
