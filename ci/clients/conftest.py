@@ -30,13 +30,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 
-#: The gateway bug pydantic-ai's PromptedOutput and instructor's Mode.JSON expose (see docs/ci.md#real-clients).
-PROMPTED_SCHEMA_BUG = (
-    "gateway: response_format json_object answers {'answer': <text>} and ignores the JSON schema the client"
-    " puts in the prompt (pydantic-ai PromptedOutput, instructor Mode.JSON), so the object fails validation"
-)
-
-
 def client(name: str) -> ModuleType:
     """Import a client library or skip the test: a client missing from the venv is a SKIP, never an error."""
     return pytest.importorskip(name, reason=f"{name} is not installed (ci/clients-requirements.txt)")
