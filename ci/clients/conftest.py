@@ -2,7 +2,8 @@
 
 A test declares its cell with ``@pytest.mark.cell("openai", "structured")`` and imports its client
 with :func:`client` (``pytest.importorskip``), so a client that is not installed is a SKIP, never an
-error. Every test starts its own gateway on loopback; every client gets that base URL and a fake key.
+error. Every test starts its own gateway on loopback (inspect-ai's share one per module: it keeps a
+model's client for the process); every client gets that base URL and a fake key.
 The table is printed by ``pytest_terminal_summary``: PASS, FAIL, SKIP or XFAIL (a known gateway bug,
 ``xfail(strict=True)``), with the count when several tests share a cell.
 """
@@ -16,8 +17,6 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-from evaljig_gateway import Gateway
 
 from .matrix import CLIENTS, FEATURES, matrix_lines, write_outcomes
 
@@ -33,13 +32,6 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 def client(name: str) -> ModuleType:
     """Import a client library or skip the test: a client missing from the venv is a SKIP, never an error."""
     return pytest.importorskip(name, reason=f"{name} is not installed (ci/clients-requirements.txt)")
-
-
-@pytest.fixture
-def gateway() -> Iterator[Gateway]:
-    """A fresh gateway with no answer key (tests needing one start their own ``Gateway(answers=...)``)."""
-    with Gateway() as gw:
-        yield gw
 
 
 def pytest_configure(config: pytest.Config) -> None:
