@@ -80,6 +80,10 @@ lighteval-constraints: $(STAMP) ## re-resolve ci/lighteval-constraints.txt for P
 		--custom-compile-command "make lighteval-constraints" $$($(TOOLS)/bin/python ci/lighteval_stack.py uv-args) \
 		-o ci/lighteval-constraints.txt
 
+.PHONY: clients
+clients: $(STAMP) ## real clients (openai, litellm, pydantic-ai, langchain-openai, instructor, lm-eval, inspect-ai) against the gateway: the client x feature table
+	$(call nox,-s clients,make clients)
+
 .PHONY: regen
 regen: $(STAMP) ## rebuild fixtures/ byte-for-byte (make regen-check: fail on any drift)
 	@$(NOX) $(NOXFLAGS) -s regen

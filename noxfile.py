@@ -22,6 +22,7 @@ from types import ModuleType
 from typing import Any
 
 import nox
+from nox.command import CommandFailed
 
 ROOT = Path(__file__).parent
 
@@ -342,3 +343,83 @@ def adoption(session: nox.Session) -> None:
     shutil.rmtree(work, ignore_errors=True)
     for name, seconds in timings:
         session.log(f"adoption: {name:<34} {seconds:7.1f} s")
+
+
+#: The real clients of ``nox -s clients``: one ``# [client]`` section of exact pins per venv (docs/ci.md#real-clients).
+CLIENTS_REQUIREMENTS = ROOT / "ci" / "clients-requirements.txt"
+#: Every client talks to the gateway on loopback only, with a fake key, and never fetches a price map or a tokenizer.
+CLIENTS_ENV = {
+    "OPENAI_API_KEY": "sk-evaljig-fake-0000",
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "HF_HUB_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "INSPECT_DISPLAY": "none",
+}
+#: Installed editable next to each client: the gateway, and the reporter for per-case reports.
+CLIENTS_PACKAGES = ("packages/common", "packages/gateway-stub", "packages/reporter")
+
+
+def client_sections(text: str) -> dict[str, list[str]]:
+    """``{client: [requirement, ...]}`` from the ``# [client]`` sections of ci/clients-requirements.txt."""
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("# [") and line.endswith("]"):
+            current = sections.setdefault(line[3:-1], [])
+        elif line and not line.startswith("#"):
+            if current is None:
+                raise ValueError(f"{CLIENTS_REQUIREMENTS.name}: {line!r} comes before any '# [client]' section")
+            current.append(line)
+    return sections
+
+
+@nox.session(python=PYTHON)
+def clients(session: nox.Session) -> None:
+    """Real client libraries against a live gateway, one feature per test; prints the client x feature table.
+
+    openai, litellm, pydantic-ai, langchain-openai, instructor, lm-eval and inspect-ai, each at its
+    pinned current release (ci/clients-requirements.txt) in its own venv next to the gateway, built
+    with uv and this machine's pip sources as the lighteval stack is, and reused while its inputs are
+    unchanged. Each venv runs ci/clients/test_<client>.py; the merged table is printed at the end.
+    Not in ``make ci``: it runs nightly and as ``make clients``.
+    """
+    matrix = _load("clients_matrix", "ci/clients/matrix.py")
+    sources = stack.machine_sources()
+    python = str(Path(session.virtualenv.location) / "bin" / "python")
+    outcomes = Path(session.create_tmp()) / "outcomes"
+    shutil.rmtree(outcomes, ignore_errors=True)
+    outcomes.mkdir()
+    started = time.perf_counter()
+    failed: list[str] = []
+    for name, requirements in client_sections(CLIENTS_REQUIREMENTS.read_text()).items():
+        inputs = [ROOT / "uv.lock", *(ROOT / p / "pyproject.toml" for p in CLIENTS_PACKAGES)]
+        facts = [sys.version, python, *sources, *requirements, *TEST_REQUIREMENTS]
+        target = ROOT / ".nox" / f"clients-{name}"
+
+        def build(venv: Path, requirements: list[str] = requirements) -> None:
+            session.run("uv", "venv", "--quiet", "--relocatable", "--python", python, str(venv), external=True)
+            session.run(
+                "uv", "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"), *sources,
+                *stack.INSTALL_FLAGS, *requirements, *TEST_REQUIREMENTS,
+                *(arg for package in CLIENTS_PACKAGES for arg in ("-e", package)), external=True,
+            )  # fmt: skip
+
+        if stack.build_atomically(target, f".evaljig-clients-{stack.digest(inputs, facts)}", build):
+            session.log(f"clients: built {target.relative_to(ROOT)} ({' '.join(requirements)})")
+        tests = ROOT / "ci" / "clients" / f"test_{name.replace('-', '_')}.py"
+        env = {**report_env(session), **CLIENTS_ENV, "EVALJIG_CLIENTS_OUTCOMES": str(outcomes / f"{name}.json")}
+        try:
+            session.run(
+                str(target / "bin" / "python"), "-m", "pytest", str(tests.relative_to(ROOT)), "-p", "no:cacheprovider",
+                "-p", "no:randomly", "-W", "default", *LOOPBACK_ONLY, *session.posargs,
+                env=stack.stack_env(target / "bin", env), success_codes=PYTEST_OK, external=True,
+            )  # fmt: skip
+        except CommandFailed:
+            failed.append(name)
+    session.log("real clients: client x feature (PASS, FAIL, SKIP, XFAIL: a known gateway bug)")
+    for line in matrix.matrix_lines(matrix.read_outcomes(sorted(outcomes.glob("*.json")))):
+        session.log(line)
+    session.log(f"clients: {time.perf_counter() - started:.0f} s wall")
+    if failed:
+        session.error(f"clients failing: {', '.join(failed)}")

@@ -120,3 +120,53 @@ def test_bad_response_format_is_a_400_naming_the_field(
     )
     assert response.status_code == 400
     assert response.json()["error"]["param"] == param
+
+
+def _prompted(schema_text: str, user: str = "Describe a customer.") -> list[dict[str, str]]:
+    """Messages as instructor's Mode.JSON writes them: the schema indented inside the system message."""
+    system = f"\n    Answer in json matching this json_schema:\n\n\n    {schema_text}\n\n    Return an instance\n"
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def test_json_object_follows_a_schema_in_the_system_message(client: openai.OpenAI) -> None:
+    """pydantic-ai's PromptedOutput and instructor's Mode.JSON ask for json_object and put the schema in the prompt."""
+    schema = Customer.model_json_schema()
+    messages = _prompted(json.dumps(schema, indent=2))
+    reply = client.chat.completions.create(model="gpt-stub", messages=messages, response_format={"type": "json_object"})  # type: ignore[arg-type]
+    content = json.loads(reply.choices[0].message.content or "")
+    jsonschema.validate(content, schema)  # nested: $defs/$ref, bounds, the pattern
+    Customer.model_validate(content)
+
+
+def test_a_prompted_schema_is_only_read_from_system_messages(client: openai.OpenAI) -> None:
+    schema = json.dumps(Order.model_json_schema())
+    as_user = [{"role": "user", "content": f"Describe a customer.\n{schema}"}]
+    reply = client.chat.completions.create(model="gpt-stub", messages=as_user, response_format={"type": "json_object"})  # type: ignore[arg-type]
+    assert set(json.loads(reply.choices[0].message.content or "")) == {"answer"}
+    plain = client.chat.completions.create(model="gpt-stub", messages=_prompted(schema))  # type: ignore[arg-type]
+    assert not (plain.choices[0].message.content or "").startswith("{")  # no response_format: text, as before
+
+
+def test_the_answer_key_wins_over_a_prompted_schema(client: openai.OpenAI, gateway: Gateway) -> None:
+    pinned = {"sku": "A-1", "quantity": 2, "status": "open"}
+    gateway.set_answers({"Describe a customer.": json.dumps(pinned)})
+    messages = _prompted(json.dumps(Customer.model_json_schema()))
+    reply = client.chat.completions.create(model="gpt-stub", messages=messages, response_format={"type": "json_object"})  # type: ignore[arg-type]
+    assert json.loads(reply.choices[0].message.content or "") == pinned
+
+
+@pytest.mark.parametrize(
+    "schema_text",
+    [
+        '{"type": "object", "properties": {"a": {"type": "string", "pattern": "\\\\p{L}"}}, "required": ["a"]}',
+        '{"properties": ' * 3000 + "{",  # deep and unclosed: not JSON, given up on, never a 500
+        "{not json at all}",
+        json.dumps(Order.model_json_schema()) + " " * 70_000,  # a system message over 64 KiB is not searched
+    ],
+    ids=["unanswerable", "deep-unclosed", "not-json", "too-long"],
+)
+def test_a_prompted_schema_the_gateway_cannot_use_gives_any_object(http: httpx.Client, schema_text: str) -> None:
+    body = {"model": "gpt-stub", "messages": _prompted(schema_text), "response_format": {"type": "json_object"}}
+    reply = http.post("/v1/chat/completions", json=body)
+    assert reply.status_code == 200, reply.text
+    assert set(json.loads(reply.json()["choices"][0]["message"]["content"])) == {"answer"}

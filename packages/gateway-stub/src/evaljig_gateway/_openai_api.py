@@ -74,6 +74,8 @@ def chat_completions(req: Request) -> Work[Reply]:
         raise invalid("top_logprobs", "requires 'logprobs' to be true")
     policy = _tool_choice.tool_choice_of(body)
     json_format = _structured.response_format_of(body)
+    if json_format is not None and json_format.schema is None:  # json_object: a schema the prompt asks for
+        json_format = _structured.JsonFormat(prompted=_structured.prompted_schema(messages, _content.message_text))
     options = body.get("stream_options")
     if options is not None and (not isinstance(options, dict) or not stream):
         raise invalid("stream_options", "is only allowed with 'stream': true and must be an object")

@@ -4,11 +4,15 @@ Clients parse the answer (openai ``parse()``, litellm ``response_format=Model``,
 pydantic-ai, langchain ``with_structured_output``), so plain text breaks them. ``json_schema``
 gets an instance of the schema from ``_schema_instance`` (strict or not), ``json_object`` an
 object; an answer key's text that is JSON is answered as it is, so a test can pin the value.
+A ``json_object`` request whose system message holds a JSON Schema (pydantic-ai's
+``PromptedOutput``, instructor's ``Mode.JSON`` write it there) gets an instance of that schema,
+as a model that reads its prompt would answer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +22,14 @@ from evaljig_gateway._errors import invalid, missing
 from evaljig_gateway._schema_instance import SchemaInstanceError, instance_for
 
 _PARAM = "response_format"
+#: Roles whose text may hold a prompted schema, and the bounds of the search: messages longer than
+#: this are not searched, and at most this many line-starting ``{`` are tried as JSON, so a hostile
+#: prompt costs a bounded amount of parsing.
+_SCHEMA_ROLES = ("system", "developer")
+_MAX_SCHEMA_TEXT = 64 * 1024
+_MAX_SCHEMA_TRIES = 16
+#: A JSON object holding one of these at its top is taken for a schema.
+_SCHEMA_KEYS = ("properties", "$defs", "definitions", "$ref", "anyOf", "oneOf", "allOf")
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +37,8 @@ class JsonFormat:
     """A request for JSON: any object (``schema`` None) or an instance of ``schema``."""
 
     schema: Mapping[str, Any] | bool | None = None
+    #: ``json_object`` only: a schema found in the prompt (:func:`prompted_schema`), answered like ``schema``.
+    prompted: Mapping[str, Any] | None = None
 
 
 def response_format_of(body: dict[str, Any]) -> JsonFormat | None:
@@ -58,9 +72,47 @@ def response_format_of(body: dict[str, Any]) -> JsonFormat | None:
     return JsonFormat(schema)
 
 
+def prompted_schema(messages: Iterable[Mapping[str, Any]], text_of: Any) -> Mapping[str, Any] | None:
+    """The last JSON Schema written into a system or developer message, or None.
+
+    A candidate is a line whose first non-blank character is ``{`` and which parses from there as
+    a JSON object (``raw_decode``, so text may follow) with a schema keyword at its top
+    (``properties``, ``$defs``, ``$ref``, ``anyOf``...). ``text_of`` turns a message's ``content``
+    into text (the caller's ``message_text``).
+    """
+    found: Mapping[str, Any] | None = None
+    tries = 0
+    decoder = json.JSONDecoder()
+    for message in messages:
+        if message.get("role") not in _SCHEMA_ROLES:
+            continue
+        text = text_of(message.get("content"))
+        if len(text) > _MAX_SCHEMA_TEXT:
+            continue
+        offset = skip_to = 0
+        for line in text.splitlines(keepends=True):
+            start, offset = offset, offset + len(line)
+            stripped = line.lstrip()
+            if not stripped.startswith("{") or start < skip_to or tries >= _MAX_SCHEMA_TRIES:
+                continue
+            tries += 1
+            try:
+                value, end = decoder.raw_decode(text, start + len(line) - len(stripped))
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(value, dict) and any(key in value for key in _SCHEMA_KEYS):
+                found, skip_to = value, end
+    return found
+
+
 def json_content(fmt: JsonFormat, known: str | None, text: str, seed: str, param: str = _PARAM) -> str:
     """The JSON text to answer: the keyed JSON if any, else an instance (or ``{"answer": text}``)."""
     keyed = _parsed(known)
+    if fmt.schema is None and fmt.prompted is not None and not isinstance(keyed, dict):
+        try:
+            return orjson.dumps(instance_for(fmt.prompted, seed=seed)).decode()
+        except (SchemaInstanceError, TypeError):
+            pass  # a schema in the prompt is a wish, not the request's contract: any object will do
     if fmt.schema is None:
         if isinstance(keyed, dict):
             return str(known)
