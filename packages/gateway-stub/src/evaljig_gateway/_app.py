@@ -149,9 +149,10 @@ class GatewayApp:
             self.in_flight -= handler is not None
         if request_id is not None:
             reply.headers.append((b"x-request-id", request_id))
-        await _send(send, reply)
         if not path.startswith(CONTROL_PREFIX):
+            # journaled before it is sent: a client that has its answer finds the call in the journal
             self.journal.record(method, path, model, reply.status, attempt, raw, epoch)
+        await _send(send, reply)
 
     def _request_id(self, epoch: int) -> bytes:
         """``req_`` + 32 hex digits counting API requests (by arrival) since the journal's last reset.
