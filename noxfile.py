@@ -100,7 +100,8 @@ def measured(session: nox.Session) -> tuple[list[str], dict[str, str]]:
     """
     data = coverage_dir() / session.name  # one folder per session: its name may hold dots (tests-3.11)
     data.mkdir(parents=True, exist_ok=True)
-    return ["--cov", "--cov-report="], {"COVERAGE_FILE": str(data / ".coverage")}
+    # the floor (fail_under) is the combined figure's, checked by ``nox -s coverage``, not each session's
+    return ["--cov", "--cov-report=", "--cov-fail-under=0"], {"COVERAGE_FILE": str(data / ".coverage")}
 
 
 def sync(session: nox.Session, *groups: str) -> None:
