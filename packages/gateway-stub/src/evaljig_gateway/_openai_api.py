@@ -126,7 +126,8 @@ def chat_completions(req: Request) -> Work[Reply]:
     if stream:
         events = yield from _chat_chunks(head, choices, usage if include_usage else None)
         return (yield from sse_reply_work(events))
-    parts = yield from dumps_each_work(choices)
+    # only log-probs make a choice long enough to be written a step at a time
+    parts = (yield from dumps_each_work(choices)) if want_logprobs else [orjson.dumps(c) for c in choices]
     return Reply(200, assembled_json(head, "choices", parts, {"usage": usage, "service_tier": "default"}))
 
 

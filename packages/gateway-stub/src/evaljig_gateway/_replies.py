@@ -49,9 +49,20 @@ def dumps_work(value: Any) -> Work[bytes]:
     quarter of a million tokens at ``--max-echo-tokens``), which orjson would write in one
     100 ms call; written a slice at a time, it never holds the event loop.
     """
+    if not _holds_long_list(value):  # a short answer: one orjson call
+        return orjson.dumps(value)
     out: list[bytes] = []
     yield from _dump_into(value, out)
     return b"".join(out)
+
+
+def _holds_long_list(value: Any) -> bool:
+    """Whether a list longer than ``DUMP_STEP`` is anywhere inside ``value`` (dicts and lists walked)."""
+    if isinstance(value, dict):
+        return any(isinstance(v, (dict, list)) and _holds_long_list(v) for v in value.values())
+    if isinstance(value, list):
+        return len(value) > DUMP_STEP or any(isinstance(v, (dict, list)) and _holds_long_list(v) for v in value)
+    return False
 
 
 def dumps_each_work(items: list[dict[str, Any]]) -> Work[list[bytes]]:
