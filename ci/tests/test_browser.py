@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ci import browser, nox_summary
@@ -38,7 +37,7 @@ def test_the_make_ci_summary_prints_the_browser_status(tmp_path: Path) -> None:
     status = tmp_path / "browser-status.txt"
     status.write_text(f"browser: SKIPPED report.html browser tests: {browser.SKIP_REASON}\n")
     report = {"sessions": [{"name": "tests", "signatures": ["tests-3.11"], "result": "success", "duration": 3}]}
-    lines = nox_summary.summary(json.loads(json.dumps(report)), tmp_path, "make ci", status)
+    lines = nox_summary.summary(report, tmp_path, "make ci", status)
     assert lines[-1] == f"  browser: SKIPPED report.html browser tests: {browser.SKIP_REASON}"
     coverage = tmp_path / "coverage-total.txt"
     coverage.write_text("coverage: 88.5% of branches and lines (lighteval, tests-3.11; reports/r/coverage/html)\n")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import email.parser
-from importlib.util import module_from_spec, spec_from_file_location
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from ci import check_wheels
 
 ROOT = Path(__file__).resolve().parents[2]
 VERSION = (ROOT / "VERSION").read_text(encoding="utf-8").strip()
@@ -26,12 +27,7 @@ GOOD = (
 
 @pytest.fixture(scope="module")
 def check() -> ModuleType:
-    spec = spec_from_file_location("check_wheels", ROOT / "ci" / "check_wheels.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return check_wheels
 
 
 def problems(check: ModuleType, text: str, *, plugin: bool = True, pins: tuple[str, ...] = ()) -> list[str]:

@@ -12,11 +12,11 @@ import shutil
 import subprocess
 import sys
 import venv
-from importlib.util import module_from_spec, spec_from_file_location
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from ci import check_wheels
 
 ROOT = Path(__file__).resolve().parents[2]
 VERSION = (ROOT / "VERSION").read_text(encoding="utf-8").strip()
@@ -29,15 +29,6 @@ def _uv() -> str:
     found = shutil.which("uv") or str(ROOT / ".tools" / "bin" / "uv")
     assert Path(found).is_file(), "uv is needed (make setup bootstraps it into .tools/bin)"
     return found
-
-
-def _check_wheels() -> ModuleType:
-    spec = spec_from_file_location("check_wheels", ROOT / "ci" / "check_wheels.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +48,7 @@ def _version_lines() -> list[str]:
 
 
 def test_every_built_wheel_and_sdist_passes_the_checks(dist: Path) -> None:
-    assert _check_wheels().main(dist, sdist=True) == 0
+    assert check_wheels.main(dist, sdist=True) == 0
 
 
 def test_plain_pip_installs_evaljig_into_a_fresh_venv(dist: Path, tmp_path: Path) -> None:
