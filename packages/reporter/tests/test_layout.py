@@ -38,7 +38,9 @@ def test_two_pytest_runs_in_the_same_second_get_different_folders(
 
 def test_the_noxfile_derives_run_ids_with_the_plugins_helper(monkeypatch: pytest.MonkeyPatch) -> None:
     """The noxfile and the plugin name a run alike: both take the helper from ``evaljig_common``."""
-    monkeypatch.setitem(sys.modules, "nox", MagicMock())  # nox itself is not installed in the test venv
+    nox = MagicMock()  # nox itself is not installed in the test venv
+    monkeypatch.setitem(sys.modules, "nox", nox)
+    monkeypatch.setitem(sys.modules, "nox.command", nox.command)
     monkeypatch.setenv("EVALJIG_RUN", "team run #1/../x")
     noxfile = Path(__file__).parents[3] / "noxfile.py"
     spec = importlib.util.spec_from_file_location("_noxfile_under_test", noxfile)
