@@ -65,6 +65,10 @@ def _entry_problems(entry: str, packages: set[str], dist_info: str) -> list[str]
     return problems
 
 
+#: a Markdown link to a relative path (``](../../docs/x.md)``): it resolves on GitHub, not on PyPI
+_RELATIVE_LINK = re.compile(r"\]\((?![a-zA-Z][a-zA-Z0-9+.-]*:|#)([^)\s]+)\)")
+
+
 def metadata_problems(metadata: Message, name: str, *, pytest_plugin: bool, pins: tuple[str, ...] = ()) -> list[str]:
     """What a METADATA / PKG-INFO lacks; ``pins``: distributions it must require at exactly ``VERSION``."""
     problems = []
@@ -80,6 +84,9 @@ def metadata_problems(metadata: Message, name: str, *, pytest_plugin: bool, pins
         problems.append("Summary is empty")
     if metadata.get("Description-Content-Type") != "text/markdown" or not metadata.get_payload():
         problems.append("the README is not the long description (text/markdown)")
+    relative = sorted(set(_RELATIVE_LINK.findall(str(metadata.get_payload()))))
+    if relative:
+        problems.append(f"the long description links to repository paths that are dead on PyPI: {relative[:3]}")
     if not metadata.get("Requires-Python"):
         problems.append("Requires-Python is missing")
     classifiers = metadata.get_all("Classifier", [])

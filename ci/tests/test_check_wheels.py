@@ -58,6 +58,11 @@ def test_complete_metadata_passes(check: ModuleType) -> None:
             "Project-URL Issues is missing or not under https://github.com/evaljig/evaljig",
         ),
         ("Description-Content-Type: text/markdown\n", "", "the README is not the long description (text/markdown)"),
+        (
+            "# readme\n",
+            "# readme\nSee [the guide](../../docs/gateway.md), [web](https://x.org/a) and [here](#top).\n",
+            "the long description links to repository paths that are dead on PyPI: ['../../docs/gateway.md']",
+        ),
     ],
 )
 def test_each_missing_piece_is_named(check: ModuleType, old: str, new: str, problem: str) -> None:
