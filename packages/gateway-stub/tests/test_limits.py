@@ -135,6 +135,25 @@ def test_echo_counting_stops_once_over_the_limit() -> None:
     assert refused.value.param == "echo"
 
 
+def test_one_long_prompt_is_not_counted_in_full_to_refuse_it() -> None:
+    """Refusing a hostile prompt costs a step or two of counting, not the whole text (issue 23's abuse bench)."""
+    words = 200_000
+    with pytest.raises(GatewayError, match=r"\(at least [0-9,]+ x 128 x 5\)") as refused:
+        drain(check_echo_work(Limits(max_echo_tokens=262_144), ["word " * words], 128, 5))
+    counted = int(refused.value.message.split("at least ")[1].split(" ")[0].replace(",", ""))
+    assert 262_144 // (128 * 5) < counted < words // 10
+    assert drain(_content.count_tokens_work("word " * words, stop_above=10)) < words // 10
+    assert drain(_content.count_tokens_work("word " * words)) == words
+
+
+def test_an_embeddings_request_over_the_limit_is_refused_before_its_items_are_read(http: httpx.Client) -> None:
+    """The limit needs only the number of inputs: a refused request costs no per-item work."""
+    body = {"model": "e", "input": ["x"] * 4000 + [None], "dimensions": 8192}
+    error = _error(http.post("/v1/embeddings", json=body))
+    assert (error["param"], error["code"]) == ("input", "request_too_large")
+    assert "4001 x 8192" in error["message"]
+
+
 def test_limits_are_configurable() -> None:
     limits = Limits(max_embedding_values=16, max_choices=3, max_output_tokens=100)
     with Gateway(limits=limits) as gw, httpx.Client(base_url=gw.url) as http:

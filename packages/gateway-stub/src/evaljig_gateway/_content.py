@@ -67,14 +67,20 @@ def count_tokens(text: str) -> int:
     return len(TOKEN.findall(text))
 
 
-def count_tokens_work(text: str) -> Work[int]:
-    """``count_tokens`` in steps of about ``TEXT_STEP`` characters, cut at whitespace (no token spans one)."""
+def count_tokens_work(text: str, stop_above: int | None = None) -> Work[int]:
+    """``count_tokens`` in steps of about ``TEXT_STEP`` characters, cut at whitespace (no token spans one).
+
+    With ``stop_above``, counting ends at the first step past it (the count returned is then only a
+    lower bound above ``stop_above``): a limit check never counts a hostile text in full.
+    """
     total = start = 0
     while start < len(text):
         cut = _SPACE.search(text, min(start + TEXT_STEP, len(text)))
         end = cut.start() if cut else len(text)
         total += len(TOKEN.findall(text, start, end))
         start = end + 1 if cut else end
+        if stop_above is not None and total > stop_above:
+            return total
         yield
     return total
 

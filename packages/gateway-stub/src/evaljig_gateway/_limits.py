@@ -102,7 +102,8 @@ def _echoed_tokens_work(prompts: Prompts, stop_above: int | None) -> Work[tuple[
     """(tokens, True) for all of ``prompts``, or (more than ``stop_above``, False) as soon as that is known."""
     tokens = 0
     for prompt in _prompt_list(prompts):
-        tokens += (yield from count_tokens_work(prompt)) if isinstance(prompt, str) else len(prompt)
+        left = None if stop_above is None else stop_above - tokens
+        tokens += (yield from count_tokens_work(prompt, left)) if isinstance(prompt, str) else len(prompt)
         if stop_above is not None and tokens > stop_above:
             return tokens, False
     return tokens, True

@@ -185,11 +185,11 @@ def embeddings(req: Request) -> Work[Reply]:
     raw_input = body.get("input")
     if raw_input is None:
         raise missing("input")
-    items = _embedding_items(raw_input)
     dims = _validation.optional_int(body, "dimensions", 1, MAX_EMBEDDING_DIMENSIONS) or DEFAULT_EMBEDDING_DIMENSIONS
-    what = f"inputs x dimensions ({len(items)} x {dims})"
-    limit = req.limits.max_embedding_values
-    check_product("input", what, len(items) * dims, limit, "--max-embedding-values")
+    count = _embedding_count(raw_input)  # the limit first: a refused request costs no per-item work
+    what = f"inputs x dimensions ({count} x {dims})"
+    check_product("input", what, count * dims, req.limits.max_embedding_values, "--max-embedding-values")
+    items = _embedding_items(raw_input)
     fmt = body.get("encoding_format", "float")
     if fmt not in ("float", "base64"):
         raise invalid("encoding_format", "must be 'float' or 'base64'")
@@ -202,6 +202,13 @@ def embeddings(req: Request) -> Work[Reply]:
         data.append(orjson.dumps({"object": "embedding", "index": index, "embedding": value}))
     usage = {"prompt_tokens": tokens, "total_tokens": tokens}
     return Reply(200, assembled_json({"object": "list"}, "data", data, {"model": req.model, "usage": usage}))
+
+
+def _embedding_count(raw: Any) -> int:
+    """How many embeddings ``raw`` asks for, read without looking at every item (1 for one token array)."""
+    if isinstance(raw, list) and raw and not (isinstance(raw[0], int) and not isinstance(raw[0], bool)):
+        return len(raw)
+    return 1
 
 
 def _embedding_items(raw: Any) -> list[Any]:
