@@ -273,6 +273,19 @@ def test_a_key_echoed_by_the_upstream_is_never_written(tmp_path: Path, upstream:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.yaml"]
 
 
+def test_a_killed_recording_leaves_the_previous_cassette(tmp_path: Path, upstream: Upstream) -> None:
+    cassette = tmp_path / "c.yaml"
+    cassette.write_text("previous\n")
+    proc = _serve("--record", str(cassette), "--upstream", upstream.base_url)
+    try:
+        _client(_ready(proc)).chat.completions.create(**PLAIN)
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+    assert cassette.read_text() == "previous\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["c.yaml"]
+
+
 def test_the_cli_refuses_a_leaking_recording_with_one_line(tmp_path: Path, upstream: Upstream) -> None:
     cassette = tmp_path / "c.yaml"
     proc = _serve("--record", str(cassette), "--upstream", upstream.base_url, "--api-key-env", KEY_ENV,
