@@ -60,6 +60,7 @@ def test_every_public_exception_is_an_evaljig_error(exc: type[BaseException]) ->
         ("evaljig_cases.DuplicateCaseError", ValueError),
         ("evaljig_gateway.AnswerKeyError", ValueError),
         ("evaljig_gateway.GatewayStartError", RuntimeError),
+        ("evaljig_gateway.CassetteError", ValueError),
         ("evaljig_corpus.strict_json.JsonInputError", ValueError),
     ],
 )

@@ -8,11 +8,15 @@ and half-sent heads held open; it prints the p99 of the normal requests against 
 and their ratio to the targets; asserts nothing about time.
 
     python packages/gateway-stub/benchmarks/bench_gateway.py [--seconds 10] [--connections 32]
-        [--request chat|structured|loglikelihood] [--no-abuse]
+        [--request chat|structured|loglikelihood] [--no-abuse] [--replay]
 
 ``--request structured`` sends a Responses request with a JSON-schema ``text.format``;
 ``--request loglikelihood`` sends lm_eval's scoring request for a 4-choice question (four
 GPT-2 token-id prompts, echo, ``max_tokens: 1``, ``logprobs: 1``) to a gateway with an answer key.
+
+``--replay`` records the chat request through a recording gateway (``--record``, its upstream a
+synthetic gateway), then measures the synthetic gateway and a gateway replaying that cassette
+under the same load, one after the other, and prints both and their ratio (target >= 0.8).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from pathlib import Path
 TARGET_RPS = 8_000
 TARGET_P99_MS = 15.0
 TARGET_ABUSE_RATIO = 2.0
+TARGET_REPLAY_RATIO = 0.8
 BODY = json.dumps({"model": "gpt-stub", "messages": [{"role": "user", "content": "What is the capital of France?"}]})
 _CITY = {
     "type": "object",
@@ -237,10 +242,13 @@ def main() -> int:
     parser.add_argument("--stalled", type=int, default=16, help="stalled requests, half-sent bodies and heads (each)")
     parser.add_argument("--request", choices=sorted(REQUESTS), default="chat", help="what each request asks")
     parser.add_argument("--no-abuse", action="store_true", help="skip the phase under abuse")
+    parser.add_argument("--replay", action="store_true", help="compare a replaying gateway with the synthetic one")
     parser.add_argument("--abuser", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.abuser:
         return _abuser_main(args.abuser, args.seconds, args.stalled)
+    if args.replay:
+        return _replay_main(args)
 
     answers = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)  # noqa: SIM115 - removed below
     with answers:
@@ -310,6 +318,86 @@ def main() -> int:
     print(f"  load generator used {abused_cpu:.0%} of its core (the abuser shares it)")
     print(f"  server got {abused_server_cpu:.0%} of its core")
     print("  on a shared machine the ratio moves with other load: run it more than once")
+    return 0
+
+
+def _start(*serve_args: str) -> tuple[subprocess.Popen[str], int]:
+    """``evaljig-gateway serve`` pinned to core 0; the process and its port."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "evaljig_gateway", "serve", "--port", "0", "--journal-capacity", "10000", *serve_args],
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: _pin(0),
+    )
+    assert server.stdout is not None
+    line = server.stdout.readline().split()
+    if not line or line[0] != "ready":
+        server.kill()
+        raise SystemExit(f"gateway did not start: {line}")
+    return server, int(line[1].rsplit(":", 1)[1].split("/")[0])
+
+
+def _measure(port: int, args: argparse.Namespace, pid: int) -> float:
+    """Warm up, then drive ``port`` for ``args.seconds``; prints the figures and returns req/s."""
+    try:
+        import uvloop
+
+        runner = uvloop.run
+    except ImportError:  # pragma: no cover
+        runner = asyncio.run
+    runner(_load(port, args.warmup, args.connections))
+    cpu_before, server_before = time.process_time(), _cpu_seconds(pid)
+    latencies, errors, elapsed = runner(_load(port, args.seconds, args.connections))
+    client_cpu = (time.process_time() - cpu_before) / elapsed
+    _report(latencies, errors, elapsed, client_cpu, (_cpu_seconds(pid) - server_before) / elapsed)
+    return len(latencies) / elapsed
+
+
+def _replay_main(args: argparse.Namespace) -> int:
+    """Record the chat request from a synthetic gateway, then measure synthetic and replay serving alike."""
+    import urllib.request
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cassette = Path(tmp) / "bench.yaml"
+        synthetic, port = _start()
+        try:
+            recorder, recorder_port = _start("--record", str(cassette), "--upstream", f"http://127.0.0.1:{port}/v1")
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{recorder_port}/v1/chat/completions",
+                data=BODY.encode(),
+                headers={"content-type": "application/json"},
+            )
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                recorded = answer.read()
+            recorder.terminate()
+            out, _ = recorder.communicate(timeout=30)
+            print(f"recording gateway: {out.strip().splitlines()[-1]}")
+            _pin(1)
+            print(f"synthetic gateway (chat): {args.connections} keep-alive connections, {args.seconds:.0f} s")
+            synthetic_rps = _measure(port, args, synthetic.pid)
+        finally:
+            synthetic.terminate()
+            synthetic.wait(timeout=10)
+        replaying, replay_port = _start("--replay", str(cassette))
+        try:
+            print(f"replaying gateway (chat, from {cassette.name}): same load")
+            replay_rps = _measure(replay_port, args, replaying.pid)
+            with urllib.request.urlopen(
+                urllib.request.Request(
+                    f"http://127.0.0.1:{replay_port}/v1/chat/completions",
+                    data=BODY.encode(),
+                    headers={"content-type": "application/json"},
+                ),
+                timeout=30,
+            ) as answer:
+                same = json.loads(answer.read()) == json.loads(recorded)
+        finally:
+            replaying.terminate()
+            replaying.wait(timeout=10)
+    ratio = replay_rps / synthetic_rps
+    print(f"replay {replay_rps:,.0f} req/s, synthetic {synthetic_rps:,.0f} req/s: ratio {ratio:.2f} "
+          f"(target >= {TARGET_REPLAY_RATIO}); replayed answer equals the recorded one: {same}")  # fmt: skip
+    print("on a shared machine the figures move with other load: run it more than once")
     return 0
 
 

@@ -4,12 +4,22 @@ Behaviour is chosen by the model name (see ``BEHAVIOUR_TABLE``), content is a pu
 of the request, and every call is journaled. Start it with :class:`Gateway` (a context
 manager), the ``gateway`` pytest fixture (registered by installing this package) or the
 ``evaljig-gateway`` command; :class:`GatewayApp` (with its :class:`Journal`) is the ASGI app
-for your own server.
+for your own server. With ``Gateway(record=..., upstream=...)`` it records a real server's
+answers to a vcrpy-compatible cassette, and with ``Gateway(replay=...)`` it answers from one.
 """
 
 from evaljig_gateway._answers import AnswerKeyError, load_answer_key
 from evaljig_gateway._app import GatewayApp
-from evaljig_gateway._behaviours import BEHAVIOUR_TABLE, Behaviour, behaviour_for, behaviour_table_markdown
+from evaljig_gateway._behaviours import BEHAVIOUR_TABLE, Behaviour, base_model, behaviour_for, behaviour_table_markdown
+from evaljig_gateway._cassette import (
+    DEFAULT_IGNORED_FIELDS,
+    DEFAULT_MAX_CASSETTE_BYTES,
+    CassetteError,
+    Exchange,
+    load_cassette,
+    match_key,
+    write_cassette,
+)
 from evaljig_gateway._content import AnswerKey
 from evaljig_gateway._journal import Call, Journal
 from evaljig_gateway._limits import Limits
@@ -17,16 +27,24 @@ from evaljig_gateway._server import Gateway, GatewayStartError
 
 __all__ = [
     "BEHAVIOUR_TABLE",
+    "DEFAULT_IGNORED_FIELDS",
+    "DEFAULT_MAX_CASSETTE_BYTES",
     "AnswerKey",
     "AnswerKeyError",
     "Behaviour",
     "Call",
+    "CassetteError",
+    "Exchange",
     "Gateway",
     "GatewayApp",
     "GatewayStartError",
     "Journal",
     "Limits",
+    "base_model",
     "behaviour_for",
     "behaviour_table_markdown",
     "load_answer_key",
+    "load_cassette",
+    "match_key",
+    "write_cassette",
 ]

@@ -10,7 +10,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 import orjson
@@ -23,6 +23,10 @@ from evaljig_gateway._journal import Call, Journal, call_json
 from evaljig_gateway._limits import Limits, check_model_name
 from evaljig_gateway._replies import Reply, assembled_json, json_reply
 from evaljig_gateway._work import Work
+
+if TYPE_CHECKING:
+    from evaljig_gateway._record import Recorder
+    from evaljig_gateway._replay import Replayer
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -73,8 +77,14 @@ class GatewayApp:
         journal: Journal | None = None,
         limits: Limits | None = None,
         retry_after_ms: int = DEFAULT_RETRY_AFTER_MS,
+        replayer: Replayer | None = None,
+        recorder: Recorder | None = None,
     ) -> None:
+        """``replayer`` answers API requests from a cassette (with ``recorder`` as well: misses are forwarded
+        and recorded); ``recorder`` alone forwards every API request to its upstream and records it."""
         self.answers = answers or AnswerKey()
+        self.replayer, self.recorder = replayer, recorder
+        self._cassette_mode = replayer is not None or recorder is not None
         self.journal = journal or Journal()
         self.limits = limits or Limits()
         self.retry_after_ms = retry_after_ms
@@ -102,7 +112,10 @@ class GatewayApp:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            await self._http(scope, receive, send)
+            if self._cassette_mode and scope["path"].startswith(API_PREFIX):
+                await self._http_cassette(scope, receive, send)
+            else:
+                await self._http(scope, receive, send)
         elif scope["type"] == "lifespan":
             await _lifespan(receive, send)
 
@@ -153,6 +166,80 @@ class GatewayApp:
             # journaled before it is sent: a client that has its answer finds the call in the journal
             self.journal.record(method, path, model, reply.status, attempt, raw, epoch)
         await _send(send, reply)
+
+    async def _http_cassette(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """An API request answered from the cassette (replay) or by the upstream (record, or a replay miss
+        with ``--on-miss record``). Kept apart from ``_http`` so synthetic serving pays nothing for it."""
+        method: str = scope["method"]
+        path: str = scope["path"]
+        query: bytes = scope.get("query_string", b"")
+        target = f"{path}?{query.decode('latin-1')}" if query else path
+        model: str | None = None
+        attempt = 0
+        raw = b""
+        epoch = self.journal.epoch
+        request_id = self._request_id(epoch)
+        self.in_flight += 1
+        try:
+            raw = await self._read_body(scope, receive)
+            body = _parse_json(raw) if raw.strip() else None
+            name = body.get("model") if isinstance(body, dict) else None
+            if isinstance(name, str):
+                check_model_name(name, self.limits)
+                model = name
+            replayer, recorder = self.replayer, self.recorder
+            if replayer is None:  # recording: a faithful proxy, behaviours are not applied
+                assert recorder is not None
+                reply, _ = await recorder.forward(method, target, raw, scope["headers"])
+            else:
+                key = replayer.key(method, target, body)
+                if not replayer.holds(key):
+                    if recorder is None:
+                        raise replayer.miss(key)
+                    reply, exchange = await recorder.forward(method, target, raw, scope["headers"])
+                    if exchange is not None:
+                        replayer.add(exchange)
+                else:
+                    attempt = self.journal.next_attempt(model, epoch) if model is not None else 0
+                    reply = await self._replayed(replayer, key, model, attempt, receive)
+        except GatewayError as exc:
+            reply = _error_reply(exc)
+        except _ClientGoneError:
+            status = 400 if scope.get(FRAMING_ERROR) else NO_ANSWER
+            self.journal.record(method, path, model, status, attempt, raw, epoch)
+            return
+        except asyncio.CancelledError:
+            reply = _error_reply(_shutting_down())
+        except Exception as exc:
+            _log.exception("evaljig gateway: unexpected error answering %s %s", method, path)
+            reply = _error_reply(_internal_error(exc))
+        finally:
+            self.in_flight -= 1
+        reply.headers.append((b"x-request-id", request_id))
+        self.journal.record(method, path, model, reply.status, attempt, raw, epoch)
+        await _send(send, reply)
+
+    async def _replayed(
+        self, replayer: Replayer, key: tuple[str, str, bytes], model: str | None, attempt: int, receive: Receive
+    ) -> Reply:
+        """The next recording for ``key``, wrapped in ``model``'s behaviour. A call the behaviour answers
+        itself (a failure, ``bad-request``, ``stall``) does not use up a recording: ``fail-once`` answers
+        500, then the first recording."""
+        if model is None:
+            reply = replayer.answer(key)
+            assert reply is not None
+            return reply
+        behaviour = behaviour_for(model)
+        if behaviour.stall or behaviour.bad_request or behaviour.failure_status_for(attempt) is not None:
+            return await self._apply_behaviour(model, attempt, Reply(200, b""), receive)  # raises
+        reply = replayer.answer(key)
+        assert reply is not None
+        return await self._apply_behaviour(model, attempt, reply, receive)
+
+    async def aclose(self) -> None:
+        """Release what the app holds in its event loop (the recorder's upstream connections)."""
+        if self.recorder is not None:
+            await self.recorder.aclose()
 
     def _request_id(self, epoch: int) -> bytes:
         """``req_`` + 32 hex digits counting API requests (by arrival) since the journal's last reset.
@@ -289,6 +376,8 @@ class GatewayApp:
             return json_reply({"in_flight": self.in_flight, **self.journal.stats()})
         if path == "/_gateway/reset" and method == "POST":
             self.journal.reset()
+            if self.replayer is not None:
+                self.replayer.reset()
             return json_reply({"reset": True})
         if path == "/_gateway/behaviours" and method == "GET":
             return _openai_api.behaviours()

@@ -30,6 +30,12 @@ BEHAVIOUR_TABLE: tuple[tuple[str, str], ...] = (
 )
 
 _FAIL_N = re.compile(r"(?<![a-z0-9])fail-(\d+)(?![a-z0-9])")
+#: Every behaviour token as a whole word, with a separator on either side (``base_model`` removes them).
+_TOKEN = re.compile(
+    r"([-_.]?)(?<![a-z0-9])(?:fail-once|fail-\d+|always-fail|rate-limit|slow-\d+|stall|malformed|bad-request)"
+    r"(?![a-z0-9])([-_.]?)",
+    re.IGNORECASE,
+)
 _SLOW = re.compile(r"(?<![a-z0-9])slow-(\d+)(?![a-z0-9])")
 
 ALWAYS = -1
@@ -81,6 +87,22 @@ def behaviour_for(model: str) -> Behaviour:
         malformed="malformed" in name,
         bad_request="bad-request" in name,
     )
+
+
+@lru_cache(maxsize=4096)
+def base_model(model: str) -> str:
+    """``model`` without its behaviour tokens: the name a recorded answer is filed under.
+
+    ``fail-once-gpt-4o-mini`` and ``gpt-4o-mini-slow-50`` are ``gpt-4o-mini``, so a replaying gateway
+    answers them with ``gpt-4o-mini``'s recording, wrapped in their behaviour.
+    """
+    return _TOKEN.sub(_keep_one_separator, model)
+
+
+def _keep_one_separator(match: re.Match[str]) -> str:
+    """A token between two separators leaves one (``a-stall-b``: ``a-b``); at either end, none."""
+    before, after = match.group(1), match.group(2)
+    return before if before and after else ""
 
 
 def behaviour_table_markdown() -> str:

@@ -15,9 +15,11 @@ from evaljig_common import one_line_errors
 from evaljig_gateway._answers import AnswerKeyError, load_answer_key
 from evaljig_gateway._app import DEFAULT_RETRY_AFTER_MS
 from evaljig_gateway._behaviours import behaviour_table_markdown
+from evaljig_gateway._cassette import DEFAULT_IGNORED_FIELDS, DEFAULT_MAX_CASSETTE_BYTES, CassetteError
 from evaljig_gateway._journal import DEFAULT_BODY_BYTES, DEFAULT_CAPACITY, DEFAULT_MAX_BYTES, DEFAULT_MAX_MODELS
 from evaljig_gateway._limits import Limits
 from evaljig_gateway._server import LOOPBACK, Gateway, GatewayStartError
+from evaljig_gateway._tape import ON_MISS
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -54,6 +56,33 @@ def _parser() -> argparse.ArgumentParser:
         default=DEFAULT_RETRY_AFTER_MS,
         help="retry-after-ms sent with 429/500 (default: %(default)s)",
     )
+    tape = serve.add_argument_group("record and replay (see docs/gateway.md)")
+    tape.add_argument("--replay", type=Path, metavar="CASSETTE", help="answer API requests from this cassette")
+    tape.add_argument(
+        "--record", type=Path, metavar="CASSETTE", help="forward API requests to --upstream; write them here on stop"
+    )
+    tape.add_argument("--upstream", metavar="URL", help="an OpenAI base URL with its /v1 (https://api.openai.com/v1)")
+    tape.add_argument("--api-key-env", metavar="VAR", help="send 'Authorization: Bearer $VAR' to the upstream")
+    tape.add_argument(
+        "--on-miss",
+        choices=ON_MISS,
+        default="error",
+        help="a request the cassette lacks: answer 404 (error, default) or forward and record it (needs --upstream)",
+    )
+    tape.add_argument(
+        "--match-ignore",
+        action="append",
+        metavar="FIELD",
+        help="top-level request field left out of matching (repeatable; replaces the default: "
+        + ", ".join(sorted(DEFAULT_IGNORED_FIELDS))
+        + ")",
+    )
+    tape.add_argument(
+        "--max-cassette-bytes",
+        type=int,
+        default=DEFAULT_MAX_CASSETTE_BYTES,
+        help="refuse to read or write a larger cassette (default: 256 MiB)",
+    )
     commands.add_parser("behaviours", help="print the model-name behaviour table (Markdown)")
     return parser
 
@@ -84,8 +113,15 @@ def _serve(args: argparse.Namespace) -> int:
             journal_max_models=args.journal_max_models,
             limits=Limits(**{f.name: getattr(args, f.name) for f in fields(Limits)}),
             retry_after_ms=args.retry_after_ms,
+            replay=args.replay,
+            record=args.record,
+            upstream=args.upstream,
+            api_key_env=args.api_key_env,
+            on_miss=args.on_miss,
+            ignore_fields=args.match_ignore,
+            max_cassette_bytes=args.max_cassette_bytes,
         ).start()
-    except (AnswerKeyError, GatewayStartError, ValueError, OSError) as exc:
+    except (AnswerKeyError, CassetteError, GatewayStartError, ValueError, OSError) as exc:
         print(f"evaljig-gateway: {exc}", file=sys.stderr)
         return 2
     stop = threading.Event()
@@ -97,7 +133,15 @@ def _serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, _on_signal)
     print(f"ready {gateway.base_url}", flush=True)
     stop.wait()
-    gateway.stop()  # held requests are answered and journaled before this returns, so they are counted
+    try:
+        gateway.stop()  # held requests are answered and journaled before this returns, so they are counted
+    except CassetteError as exc:
+        print(f"evaljig-gateway: {exc}", file=sys.stderr)
+        return 2
     dropped = f"; the journal dropped its {gateway.dropped} oldest" if gateway.dropped else ""
     print(f"stopped after {gateway.served} call(s){dropped}", flush=True)
+    tape = gateway.tape
+    if tape is not None and tape.recorder is not None:
+        where = f"to {tape.path}" if tape.written else f"(nothing written: {tape.path} left as it was)"
+        print(f"recorded {tape.written} exchange(s) {where}", flush=True)
     return 0

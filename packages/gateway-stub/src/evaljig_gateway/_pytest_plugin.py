@@ -1,14 +1,32 @@
-"""pytest plugin: the ``gateway`` fixture (one server per xdist worker, journal reset per test)."""
+"""pytest plugin: the ``gateway`` fixture (one server per xdist worker, journal reset per test).
+
+A test marked ``@pytest.mark.evaljig_cassette("cassettes/x.yaml")`` gets a gateway replaying
+that cassette instead: one server per cassette (and options) per worker, its journal reset and
+its cursors rewound for every test. The path is relative to the test file's folder (where
+pytest-recording keeps its cassettes too), so a test and its cassette move together.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 if TYPE_CHECKING:
     from evaljig_gateway._server import Gateway
+
+MARKER = "evaljig_cassette"
+_OPTIONS = ("on_miss", "ignore", "upstream", "api_key_env")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{MARKER}(path, *, on_miss='error', ignore=None, upstream=None, api_key_env=None): the `gateway` "
+        "fixture replays this cassette (path relative to the test file's folder); see docs/gateway.md",
+    )
 
 
 @pytest.fixture(scope="session")
@@ -20,9 +38,49 @@ def gateway_server() -> Iterator[Gateway]:
         yield gw
 
 
+@pytest.fixture(scope="session")
+def evaljig_cassette_gateways() -> Iterator[dict[tuple[Any, ...], Gateway]]:
+    """The worker's replaying gateways, by cassette and options; stopped (and, with ``on_miss="record"``,
+    written) at the end of the session."""
+    gateways: dict[tuple[Any, ...], Gateway] = {}
+    yield gateways
+    for gw in gateways.values():
+        gw.stop()
+
+
 @pytest.fixture
-def gateway(gateway_server: Gateway) -> Gateway:
-    """A live gateway on 127.0.0.1 with an empty journal, fresh attempt counts and no answer key."""
-    gateway_server.reset()
-    gateway_server.set_answers(None)
-    return gateway_server
+def gateway(request: pytest.FixtureRequest) -> Gateway:
+    """A live gateway on 127.0.0.1 with an empty journal, fresh attempt counts and no answer key,
+    or, for a test marked ``evaljig_cassette``, replaying that cassette from its first recordings."""
+    marker = request.node.get_closest_marker(MARKER)
+    if marker is not None:
+        gw = _replaying(request, marker)
+        gw.reset()
+        return gw
+    server: Gateway = request.getfixturevalue("gateway_server")
+    server.reset()
+    server.set_answers(None)
+    return server
+
+
+def _replaying(request: pytest.FixtureRequest, marker: pytest.Mark) -> Gateway:
+    from evaljig_gateway._server import Gateway
+
+    if len(marker.args) != 1 or not isinstance(marker.args[0], str | Path):
+        raise pytest.UsageError(f"@pytest.mark.{MARKER} takes one cassette path, got {marker.args!r}")
+    unknown = sorted(set(marker.kwargs) - set(_OPTIONS))
+    if unknown:
+        raise pytest.UsageError(f"@pytest.mark.{MARKER}: unknown option(s) {unknown}; known: {list(_OPTIONS)}")
+    path = (request.path.parent / marker.args[0]).resolve()
+    ignore = marker.kwargs.get("ignore")
+    options = {
+        "on_miss": marker.kwargs.get("on_miss", "error"),
+        "ignore_fields": tuple(ignore) if ignore is not None else None,
+        "upstream": marker.kwargs.get("upstream"),
+        "api_key_env": marker.kwargs.get("api_key_env"),
+    }
+    gateways: dict[tuple[Any, ...], Gateway] = request.getfixturevalue("evaljig_cassette_gateways")
+    key = (path, *options.values())
+    if key not in gateways:
+        gateways[key] = Gateway(replay=path, **options).start()
+    return gateways[key]

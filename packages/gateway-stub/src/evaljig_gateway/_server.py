@@ -5,7 +5,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -15,6 +15,7 @@ import uvicorn
 from evaljig_common import EvaljigError
 from evaljig_gateway._answers import load_answer_key
 from evaljig_gateway._app import DEFAULT_RETRY_AFTER_MS, GatewayApp
+from evaljig_gateway._cassette import DEFAULT_MAX_CASSETTE_BYTES
 from evaljig_gateway._content import AnswerKey
 from evaljig_gateway._headers import bounded_protocol
 from evaljig_gateway._journal import (
@@ -26,6 +27,7 @@ from evaljig_gateway._journal import (
     Journal,
 )
 from evaljig_gateway._limits import Limits
+from evaljig_gateway._tape import OnMiss, Tape, open_tape
 
 LOOPBACK = "127.0.0.1"
 _START_TIMEOUT_S = 20.0
@@ -71,8 +73,26 @@ def uvicorn_config(app: GatewayApp) -> uvicorn.Config:
     )
 
 
+class _Server(uvicorn.Server):
+    """uvicorn's server, releasing the app's upstream connections in its own event loop once it has stopped."""
+
+    def __init__(self, config: uvicorn.Config, app: GatewayApp) -> None:
+        super().__init__(config)
+        self._app = app
+
+    async def serve(self, sockets: list[socket.socket] | None = None) -> None:
+        try:
+            await super().serve(sockets=sockets)
+        finally:
+            await self._app.aclose()
+
+
 class Gateway:
-    """``with Gateway() as gw: client(base_url=gw.base_url)`` — a live gateway on loopback."""
+    """``with Gateway() as gw: client(base_url=gw.base_url)`` — a live gateway on loopback.
+
+    With ``replay=`` it answers API requests from a cassette, with ``record=`` (and ``upstream=``)
+    it forwards them to a real server and writes the cassette when it stops; see docs/gateway.md.
+    """
 
     def __init__(
         self,
@@ -87,7 +107,25 @@ class Gateway:
         journal_max_models: int = DEFAULT_MAX_MODELS,
         limits: Limits | None = None,
         retry_after_ms: int = DEFAULT_RETRY_AFTER_MS,
+        replay: Path | None = None,
+        record: Path | None = None,
+        upstream: str | None = None,
+        api_key_env: str | None = None,
+        on_miss: OnMiss = "error",
+        ignore_fields: Iterable[str] | None = None,
+        max_cassette_bytes: int = DEFAULT_MAX_CASSETTE_BYTES,
     ) -> None:
+        if (replay is not None or record is not None) and answers is not None:
+            raise ValueError("an answer key has no use with --replay or --record: the cassette or upstream answers")
+        self.tape: Tape | None = open_tape(
+            replay=replay,
+            record=record,
+            upstream=upstream,
+            api_key_env=api_key_env,
+            on_miss=on_miss,
+            ignore_fields=ignore_fields,
+            max_cassette_bytes=max_cassette_bytes,
+        )
         self.host = host
         self._requested_port = port
         self.journal = Journal(
@@ -102,6 +140,8 @@ class Gateway:
             journal=self.journal,
             limits=limits,
             retry_after_ms=retry_after_ms,
+            replayer=self.tape.replayer if self.tape else None,
+            recorder=self.tape.recorder if self.tape else None,
         )
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
@@ -123,7 +163,7 @@ class Gateway:
         self.app.reopen()
         sock = bind_socket(self.host, self._requested_port)
         self.port = sock.getsockname()[1]
-        server = uvicorn.Server(uvicorn_config(self.app))
+        server = _Server(uvicorn_config(self.app), self.app)
         thread = threading.Thread(
             target=server.run, kwargs={"sockets": [sock]}, name=f"gateway-{self.port}", daemon=True
         )
@@ -139,13 +179,23 @@ class Gateway:
 
     def stop(self) -> None:
         """Stop serving: held requests (``stall``, ``slow-<ms>``) answer 503, anything still running after
-        a second is cancelled; all of them are journaled before this returns."""
+        a second is cancelled; all of them are journaled before this returns. A recording gateway then
+        writes its cassette (``CassetteError``, and nothing written, if a secret is in it)."""
         if self._server is not None and self._thread is not None:
             self.app.close()
             self._server.should_exit = True
             self._thread.join(timeout=10)
         self._server = self._thread = None
         self.journal.close()
+        if self.tape is not None:
+            self.tape.finish()
+
+    @property
+    def recorded(self) -> int:
+        """Exchanges recorded so far (kept until the stop that writes them, then those written)."""
+        if self.tape is None or self.tape.recorder is None:
+            return 0
+        return len(self.tape.recorder.recorded) or self.tape.written
 
     def __enter__(self) -> Self:
         return self.start()
@@ -171,8 +221,10 @@ class Gateway:
         return self.journal.dropped
 
     def reset(self) -> None:
-        """Forget calls and per-model attempt counts."""
+        """Forget calls and per-model attempt counts; a replaying gateway rewinds to each request's first recording."""
         self.journal.reset()
+        if self.app.replayer is not None:
+            self.app.replayer.reset()
 
     def set_answers(self, answers: AnswerKey | Mapping[str, str | Mapping[str, Any]] | Path | None) -> None:
         """Replace the answer key (``None`` goes back to prompt-derived answers)."""

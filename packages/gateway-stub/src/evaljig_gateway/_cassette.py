@@ -1,0 +1,448 @@
+"""The cassette format: vcrpy-compatible YAML that a reviewer can read, and that never holds a secret.
+
+One file, two players: vcrpy (and pytest-recording) replays it in-process, the gateway's
+``--replay`` out of process. So the layout is vcrpy's (``version: 1``, ``interactions`` of
+``request``/``response``), every URI is under :data:`CANONICAL_BASE_URL` (the upstream's host is
+never written) and the only request header is ``content-type: application/json``, which makes
+vcrpy's ``body`` matcher compare parsed JSON: a pretty-printed recording matches a compact
+live request. For review, JSON bodies are written pretty-printed (indent 2, key order as sent)
+and streamed answers as their SSE text, both as YAML literal blocks (``|``).
+
+Reading validates the shape by hand and names the file, entry and field of the first problem;
+writing is atomic and refuses (writing nothing) when a secret is anywhere in the final bytes.
+This module does no network I/O and knows nothing of the server.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, quote_plus, urlsplit
+
+import orjson
+import yaml
+
+from evaljig_common import EvaljigError, write_bytes_atomic
+from evaljig_gateway._behaviours import base_model
+
+#: Every recorded URI starts with this (the fixture builder's cassettes use the same placeholder).
+CANONICAL_BASE_URL = "http://127.0.0.1:8000/v1"
+#: A cassette larger than this is refused when read, and not written when recorded.
+DEFAULT_MAX_CASSETTE_BYTES = 256 * 1024 * 1024
+#: Top-level request fields left out of the match by default: they tag or shape the delivery of a
+#: request (``user``, ``metadata``: the caller's own bookkeeping; ``stream_options``: added or not
+#: by the client's version) and never change which answer the model gives.
+DEFAULT_IGNORED_FIELDS: frozenset[str] = frozenset({"stream_options", "user", "metadata"})
+#: Response headers kept: the ones clients read (status handling, retry timing). Nothing that
+#: varies per call (ids, dates, cookies) so that a re-record differs only where answers do.
+KEPT_RESPONSE_HEADERS = frozenset({"content-type", "retry-after", "retry-after-ms"})
+KEPT_RESPONSE_HEADER_PREFIX = "x-ratelimit-"
+SSE_TYPE = "text/event-stream"
+
+#: Query parameters and body fields that hold credentials by name.
+_SECRET_QUERY = re.compile(r"(?i)^(api[-_]?key|key|access[-_]?token|token)$")
+_SECRET_FIELD = re.compile(r"(?i)^(api[-_]?key|access[-_]?token)$")
+#: Characters a YAML loader turns into a plain newline inside a block scalar (they would not round-trip).
+_BLOCK_UNSAFE = re.compile("[\r\x85\u2028\u2029]")
+
+MatchKey = tuple[str, str, bytes]
+
+
+class CassetteError(EvaljigError, ValueError):
+    """A cassette that cannot be read (names the file, entry and field) or must not be written (a secret)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """One recorded request and its answer, as text the way the file holds it."""
+
+    method: str
+    path: str
+    """The client's path from ``/v1/`` on, with its query string (``/v1/chat/completions``)."""
+    request_body: str
+    """The request's JSON (pretty-printed when recorded by the gateway), or ``""`` for none."""
+    status: int
+    headers: tuple[tuple[str, str], ...]
+    """Kept response headers, lower-case names, in the file's order."""
+    body: str
+    """The answer: JSON text, or for a streamed answer its SSE events (``data: ...\\n\\n``)."""
+    message: str = ""
+    """The status line's reason phrase."""
+
+    @property
+    def content_type(self) -> str:
+        return next((value for name, value in self.headers if name == "content-type"), "")
+
+    @property
+    def streamed(self) -> bool:
+        return self.content_type.startswith(SSE_TYPE)
+
+
+@dataclass(frozen=True, slots=True)
+class Secrets:
+    """What must never be written: secret values by a label that names them (never the value) in errors."""
+
+    values: Mapping[str, str] = field(default_factory=dict)
+
+
+# --- text forms -----------------------------------------------------------------------------------------------
+
+
+def loads_json(raw: bytes | str) -> Any:
+    """Parse JSON; integers past 64 bits (which orjson refuses) through the standard library."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return json.loads(raw)  # raises json.JSONDecodeError (a ValueError) on real syntax errors
+
+
+def pretty_json(value: Any) -> str:
+    """Indent 2, key order kept, non-ASCII as is: what a reviewer reads in a diff."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    except (orjson.JSONEncodeError, TypeError):
+        return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def sse_text(raw: bytes) -> str:
+    """A streamed answer as text with ``\\n`` line endings (SSE allows ``\\r\\n`` and ``\\r`` too: same events)."""
+    return raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def sse_events(text: str) -> list[bytes]:
+    """The events of an SSE text, each with its blank-line terminator, as the gateway sends them."""
+    events = [part + "\n\n" for part in text.split("\n\n") if part.strip("\n")]
+    return [event.encode() for event in events]
+
+
+def kept_headers(headers: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    """The response headers a cassette keeps, lower-cased, content-type first, the rest sorted."""
+    kept = {
+        name.lower(): value
+        for name, value in headers
+        if name.lower() in KEPT_RESPONSE_HEADERS or name.lower().startswith(KEPT_RESPONSE_HEADER_PREFIX)
+    }
+    ordered = sorted(kept.items(), key=lambda item: (item[0] != "content-type", item[0]))
+    return tuple(ordered)
+
+
+def status_message(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
+
+
+# --- matching -------------------------------------------------------------------------------------------------
+
+
+def match_key(method: str, path: str, body: Any, ignore: frozenset[str] = DEFAULT_IGNORED_FIELDS) -> MatchKey:
+    """``(method, path with query, canonical body)``: what a replayed request is looked up by.
+
+    The body is the parsed JSON (``None`` for no body). Key order and whitespace drop out
+    (sorted keys, compact), ``1.0`` equals ``1`` (as it does for vcrpy, which compares parsed
+    JSON), ``ignore``'d top-level fields are left out and ``model`` loses its behaviour tokens.
+    """
+    return (method.upper(), path, canonical_body(body, ignore))
+
+
+def canonical_body(body: Any, ignore: frozenset[str] = DEFAULT_IGNORED_FIELDS) -> bytes:
+    if body is None:
+        return b""
+    if isinstance(body, dict):
+        body = {k: v for k, v in body.items() if k not in ignore}
+        model = body.get("model")
+        if isinstance(model, str):
+            body["model"] = base_model(model)
+    body = _integral_floats_as_ints(body)
+    try:
+        return orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:  # an integer past 64 bits
+        return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _integral_floats_as_ints(value: Any) -> Any:
+    if isinstance(value, float):
+        return int(value) if value.is_integer() and math.isfinite(value) else value
+    if isinstance(value, dict):
+        return {k: _integral_floats_as_ints(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_integral_floats_as_ints(v) for v in value]
+    return value
+
+
+# --- writing --------------------------------------------------------------------------------------------------
+
+
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """Multi-line strings (pretty JSON, SSE text) as literal blocks; everything else as PyYAML chooses."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in text and not _BLOCK_UNSAFE.search(text) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
+
+
+_Dumper.add_representer(str, _represent_str)
+
+
+def _interaction(exchange: Exchange) -> dict[str, Any]:
+    query = exchange.path[len("/v1") :] if exchange.path.startswith("/v1") else exchange.path
+    return {
+        "request": {
+            "body": exchange.request_body or None,
+            "headers": {"content-type": ["application/json"]},
+            "method": exchange.method,
+            "uri": CANONICAL_BASE_URL + query,
+        },
+        "response": {
+            "body": {"string": exchange.body},
+            "headers": {name: [value] for name, value in exchange.headers},
+            "status": {"code": exchange.status, "message": exchange.message or status_message(exchange.status)},
+        },
+    }
+
+
+def dump_cassette(exchanges: Sequence[Exchange]) -> bytes:
+    """The cassette's bytes: the same exchanges give the same bytes."""
+    document = {"interactions": [_interaction(e) for e in exchanges], "version": 1}
+    text: str = yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 30)
+    return text.encode()
+
+
+def write_cassette(
+    path: Path,
+    exchanges: Sequence[Exchange],
+    *,
+    secrets: Secrets | None = None,
+    max_bytes: int = DEFAULT_MAX_CASSETTE_BYTES,
+) -> int:
+    """Write ``exchanges`` to ``path`` atomically after the secret scan and size check; returns the size.
+
+    Any secret found or a size over ``max_bytes`` raises :class:`CassetteError` and writes nothing:
+    the previous file stays as it was.
+    """
+    check_names(path, exchanges)
+    data = dump_cassette(exchanges)
+    if len(data) > max_bytes:
+        raise CassetteError(
+            f"{path}: refusing to write a cassette of {len(data):,} bytes: over the limit of {max_bytes:,} bytes "
+            "(--max-cassette-bytes)"
+        )
+    scan_secrets(path, data, secrets or Secrets())
+    write_bytes_atomic(path, data)
+    return len(data)
+
+
+def check_names(path: Path | str, exchanges: Sequence[Exchange]) -> None:
+    """Credentials by name: a query parameter like ``api_key``/``token``, a body field like ``api_key``."""
+    for index, exchange in enumerate(exchanges):
+        query = urlsplit(exchange.path).query
+        for pair in query.split("&") if query else ():
+            name = pair.split("=", 1)[0]
+            if _SECRET_QUERY.match(name):
+                raise CassetteError(
+                    f"{path}: refusing to write the cassette: interactions[{index}].request.uri has a query "
+                    f"parameter '{name}' (credentials are never recorded)"
+                )
+        if exchange.request_body:
+            found = _secret_field(loads_json(exchange.request_body))
+            if found is not None:
+                raise CassetteError(
+                    f"{path}: refusing to write the cassette: interactions[{index}].request.body has a field "
+                    f"'{found}' (credentials are never recorded)"
+                )
+
+
+def _secret_field(value: Any) -> str | None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if _SECRET_FIELD.match(str(key)):
+                return str(key)
+            if (found := _secret_field(item)) is not None:
+                return found
+    elif isinstance(value, list):
+        for item in value:
+            if (found := _secret_field(item)) is not None:
+                return found
+    return None
+
+
+def scan_secrets(path: Path | str, data: bytes, secrets: Secrets) -> None:
+    """Refuse ``data`` if any secret value is in it: raw, JSON-escaped, URL-encoded or base64 (any alignment,
+    standard or URL-safe alphabet, so ``Basic user:key`` too). The error names the secret and the line."""
+    for label, value in secrets.values.items():
+        for form, needle in secret_forms(value):
+            at = data.find(needle)
+            if at >= 0:
+                line = data.count(b"\n", 0, at) + 1
+                raise CassetteError(
+                    f"{path}: refusing to write the cassette: line {line} holds {label} ({form}); nothing was written"
+                )
+
+
+def secret_forms(value: str) -> list[tuple[str, bytes]]:
+    """The byte strings that give ``value`` away, each with the name of its form."""
+    raw = value.encode()
+    forms = [
+        ("as is", raw),
+        ("JSON-escaped", json.dumps(value)[1:-1].encode()),
+        ("URL-encoded", quote(value, safe="").encode()),
+        ("URL-encoded", quote_plus(value, safe="").encode()),
+    ]
+    for offset in range(3):  # the characters that encode only the value's bits, whatever precedes it
+        encoded = base64.b64encode(b"\0" * offset + raw)
+        start, end = -(-offset * 8 // 6), (offset + len(raw)) * 8 // 6
+        core = encoded[start:end]
+        if len(core) >= 8:
+            forms.append(("base64", core))
+            forms.append(("base64 (URL-safe)", core.translate(bytes.maketrans(b"+/", b"-_"))))
+    seen: set[bytes] = set()
+    return [(form, needle) for form, needle in forms if not (needle in seen or seen.add(needle))]  # type: ignore[func-returns-value]
+
+
+# --- reading --------------------------------------------------------------------------------------------------
+
+_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def load_cassette(path: Path, max_bytes: int = DEFAULT_MAX_CASSETTE_BYTES) -> list[Exchange]:
+    """Read and validate ``path``; the first problem raises :class:`CassetteError` naming file, entry and field."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise CassetteError(f"{path}: cannot read the cassette: {exc.strerror or exc}") from None
+    if size > max_bytes:
+        raise CassetteError(
+            f"{path}: the cassette is {size:,} bytes, over the limit of {max_bytes:,} bytes (--max-cassette-bytes)"
+        )
+    try:
+        document = yaml.load(path.read_bytes(), Loader=_Loader)  # a safe loader (CSafeLoader or SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "?"
+        raise CassetteError(f"{path}: {where}: not valid YAML: {exc.problem or exc}") from None
+    except yaml.YAMLError as exc:
+        raise CassetteError(f"{path}: not valid YAML: {exc}") from None
+    except OSError as exc:
+        raise CassetteError(f"{path}: cannot read the cassette: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise CassetteError(f"{path}: not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+    return _exchanges(path, document)
+
+
+def _exchanges(path: Path, document: Any) -> list[Exchange]:
+    if not isinstance(document, dict):
+        raise CassetteError(f"{path}: expected a mapping with 'interactions', got {_kind(document)}")
+    interactions = document.get("interactions")
+    if not isinstance(interactions, list):
+        raise CassetteError(f"{path}: interactions: expected a list, got {_kind(interactions)}")
+    return [_exchange(_Where(path, f"interactions[{i}]"), item) for i, item in enumerate(interactions)]
+
+
+@dataclass(frozen=True, slots=True)
+class _Where:
+    path: Path
+    at: str
+
+    def __truediv__(self, name: str) -> _Where:
+        return _Where(self.path, f"{self.at}.{name}")
+
+    def error(self, reason: str) -> CassetteError:
+        return CassetteError(f"{self.path}: {self.at}: {reason}")
+
+
+def _exchange(where: _Where, item: Any) -> Exchange:
+    entry = _mapping(where, item)
+    request = _mapping(where / "request", _field(where, entry, "request"))
+    response = _mapping(where / "response", _field(where, entry, "response"))
+    req = where / "request"
+    method = _string(req / "method", _field(req, request, "method")).upper()
+    uri = _string(req / "uri", _field(req, request, "uri"))
+    parts = urlsplit(uri)
+    if not parts.path.startswith("/v1/"):
+        raise (req / "uri").error(f"expected a URI under /v1/, got {uri!r}")
+    path = parts.path + (f"?{parts.query}" if parts.query else "")
+    request_body = _text(req / "body", _field(req, request, "body"))
+    if request_body.strip():
+        try:
+            loads_json(request_body)
+        except ValueError as exc:
+            raise (req / "body").error(f"not JSON ({exc})") from None
+    res = where / "response"
+    status_map = _mapping(res / "status", _field(res, response, "status"))
+    code = _field(res / "status", status_map, "code")
+    if isinstance(code, bool) or not isinstance(code, int):
+        raise (res / "status" / "code").error(f"expected an integer, got {code!r}")
+    if not 100 <= code <= 599:
+        raise (res / "status" / "code").error(f"expected an HTTP status (100-599), got {code}")
+    message = status_map.get("message", "")
+    if not isinstance(message, str):
+        raise (res / "status" / "message").error(f"expected a string, got {message!r}")
+    headers = _headers(res / "headers", response.get("headers", {}))
+    body_map = _mapping(res / "body", _field(res, response, "body"))
+    body = _text(res / "body" / "string", _field(res / "body", body_map, "string"))
+    exchange = Exchange(method, path, request_body, code, headers, body, message)
+    if "json" in exchange.content_type and body.strip():
+        try:
+            loads_json(body)
+        except ValueError as exc:
+            raise (res / "body" / "string").error(f"content-type is JSON but the body is not ({exc})") from None
+    return exchange
+
+
+def _headers(where: _Where, value: Any) -> tuple[tuple[str, str], ...]:
+    headers = _mapping(where, value)
+    out: list[tuple[str, str]] = []
+    for name, values in headers.items():
+        if not isinstance(name, str):
+            raise where.error(f"expected header names as strings, got {name!r}")
+        items = values if isinstance(values, list) else [values]
+        for item in items:
+            if not isinstance(item, str | int):
+                raise (where / name).error(f"expected a string or a list of strings, got {item!r}")
+            out.append((name.lower(), str(item)))
+    return tuple(out)
+
+
+def _field(where: _Where, mapping: dict[str, Any], name: str) -> Any:
+    if name not in mapping:
+        raise (where / name).error("missing")
+    return mapping[name]
+
+
+def _mapping(where: _Where, value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise where.error(f"expected a mapping, got {_kind(value)}")
+    return value
+
+
+def _string(where: _Where, value: Any) -> str:
+    if not isinstance(value, str):
+        raise where.error(f"expected a string, got {value!r}")
+    return value
+
+
+def _text(where: _Where, value: Any) -> str:
+    """A body: text, bytes (vcrpy's ``!!binary``) that are UTF-8, or nothing."""
+    if value is None:
+        return ""
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise where.error("binary content that is not UTF-8 text") from None
+    if not isinstance(value, str):
+        raise where.error(f"expected a string, got {value!r}")
+    return value
+
+
+def _kind(value: Any) -> str:
+    return "nothing" if value is None else f"a {type(value).__name__}"

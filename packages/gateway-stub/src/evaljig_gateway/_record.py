@@ -1,0 +1,171 @@
+"""Recording: the gateway as a faithful proxy to an OpenAI-compatible upstream, keeping what it may replay.
+
+Each API request is forwarded as sent (never with the client's own credentials: the upstream
+gets ``Authorization: Bearer $VAR`` from ``--api-key-env``, or nothing), the upstream's answer
+is read whole (a streamed one split into its SSE events) and answered to the client. Answers
+that are true of the request — 2xx and the deterministic client errors 400/404/422 — are kept
+as :class:`~evaljig_gateway._cassette.Exchange` objects; 401/403/408/409/429/5xx pass through
+but are never kept, and an unreachable upstream answers 502 and keeps nothing. Nothing is
+written here: the owner writes the cassette once, when the gateway stops, after the secret scan.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+import httpx
+
+from evaljig_gateway._cassette import (
+    SSE_TYPE,
+    Exchange,
+    Secrets,
+    kept_headers,
+    loads_json,
+    pretty_json,
+    sse_events,
+    sse_text,
+    status_message,
+)
+from evaljig_gateway._errors import GatewayError
+from evaljig_gateway._replies import Reply
+
+#: Statuses that say something true and repeatable about the request, so they are recorded.
+RECORDED_STATUSES = frozenset({400, 404, 422})
+#: Upstream timeouts: a real model may take minutes to answer a long request.
+UPSTREAM_TIMEOUT = httpx.Timeout(600.0, connect=10.0)
+#: Request headers whose values are credentials: scanned for at write time, never forwarded.
+_CREDENTIAL_HEADERS = frozenset({b"authorization", b"api-key", b"x-api-key"})
+#: A client credential shorter than this is a placeholder ("EMPTY", "none"), not a secret to look for.
+MIN_SECRET_CHARS = 8
+_FORWARDED_HEADERS = frozenset({b"content-type", b"accept"})
+
+
+def check_upstream(url: str) -> str:
+    """An OpenAI base URL including its ``/v1`` (``https://api.openai.com/v1``), without a trailing slash."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"--upstream must be an http(s) URL such as https://api.openai.com/v1, got {url!r}")
+    if parts.query or parts.fragment:
+        raise ValueError(f"--upstream must be a base URL without query or fragment, got {url!r}")
+    return url.rstrip("/")
+
+
+def upstream_key(api_key_env: str | None) -> str | None:
+    """The upstream key from ``api_key_env``; unset or empty is an error (a recording would get 401s)."""
+    if api_key_env is None:
+        return None
+    key = os.environ.get(api_key_env, "")
+    if not key.strip():
+        raise ValueError(f"--api-key-env {api_key_env}: the environment variable is unset or empty")
+    return key
+
+
+class Recorder:
+    """Forwards API requests to ``upstream`` and keeps the recordable exchanges in arrival-of-answer order."""
+
+    def __init__(self, upstream: str, *, api_key_env: str | None = None) -> None:
+        self.upstream = check_upstream(upstream)
+        self.api_key_env = api_key_env
+        self._key = upstream_key(api_key_env)
+        self.recorded: list[Exchange] = []
+        self._client_credentials: set[str] = set()
+        self._client: httpx.AsyncClient | None = None
+
+    def secrets(self) -> Secrets:
+        """The upstream key and every client credential seen, by a label naming each (never its value)."""
+        values = {f"a client credential #{i + 1}": value for i, value in enumerate(sorted(self._client_credentials))}
+        if self._key is not None:
+            values[f"the upstream key (${self.api_key_env})"] = self._key
+        return Secrets(values)
+
+    async def forward(
+        self, method: str, path: str, raw: bytes, headers: Iterable[tuple[bytes, bytes]]
+    ) -> tuple[Reply, Exchange | None]:
+        """The upstream's answer to the client's request (``path`` from ``/v1/`` on, with its query), and the
+        exchange kept for the cassette (None when it is not recorded)."""
+        sent = {b"content-type": b"application/json"} if raw else {}
+        for name, value in headers:
+            name = name.lower()
+            if name in _CREDENTIAL_HEADERS:
+                credential = value.decode("latin-1").strip()
+                credential = credential.removeprefix("Bearer ").removeprefix("bearer ").strip()
+                if len(credential) >= MIN_SECRET_CHARS:
+                    self._client_credentials.add(credential)
+            elif name in _FORWARDED_HEADERS:
+                sent[name] = value
+        if self._key is not None:
+            sent[b"authorization"] = f"Bearer {self._key}".encode()
+        url = self.upstream + path[len("/v1") :]
+        if self._client is None:
+            self._client = httpx.AsyncClient(timeout=UPSTREAM_TIMEOUT, follow_redirects=False)
+        try:
+            response = await self._client.request(method, url, content=raw or None, headers=sent)
+        except httpx.HTTPError as exc:
+            reason = str(exc) or type(exc).__name__
+            raise GatewayError(
+                502,
+                f"The upstream {self.upstream} could not be reached: {type(exc).__name__}: {reason} "
+                "(evaljig gateway recording; nothing was recorded).",
+                code="upstream_unreachable",
+            ) from None
+        return self._answer(method, path, raw, response)
+
+    def _answer(self, method: str, path: str, raw: bytes, response: httpx.Response) -> tuple[Reply, Exchange | None]:
+        kept = kept_headers(response.headers.items())
+        content_type = next((v for n, v in kept if n == "content-type"), "application/json")
+        others = [(n.encode(), v.encode()) for n, v in kept if n != "content-type"]
+        content = response.content
+        body_text: str | None
+        if content_type.startswith(SSE_TYPE):
+            try:
+                body_text = sse_text(content)
+            except UnicodeDecodeError:
+                body_text = None
+            events = sse_events(body_text) if body_text is not None else [content]
+            reply = Reply(response.status_code, b"", content_type.encode(), others, events)
+        else:
+            body_text = _json_or_text(content, "json" in content_type)
+            reply = Reply(response.status_code, content, content_type.encode(), others)
+        request_text = _request_text(raw)
+        if body_text is None or request_text is None or not _recordable(response.status_code):
+            return reply, None
+        status = response.status_code
+        exchange = Exchange(method, path, request_text, status, kept, body_text, status_message(status))
+        self.recorded.append(exchange)
+        return reply, exchange
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+
+def _recordable(status: int) -> bool:
+    return 200 <= status < 300 or status in RECORDED_STATUSES
+
+
+def _request_text(raw: bytes) -> str | None:
+    """The request body pretty-printed; None when it is not JSON (such an exchange is not recorded)."""
+    if not raw.strip():
+        return ""
+    try:
+        return pretty_json(loads_json(raw))
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def _json_or_text(content: bytes, json_type: bool) -> str | None:
+    """A JSON answer pretty-printed, other text as it is; None for what cannot be recorded truly
+    (bytes that are not UTF-8, a body labelled JSON that is not)."""
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if not text.strip():
+        return text
+    try:
+        return pretty_json(loads_json(text))
+    except ValueError:
+        return None if json_type else text
