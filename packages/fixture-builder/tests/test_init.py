@@ -47,7 +47,8 @@ def test_init_scaffolds_the_layout_with_the_teams_provider_and_dataset(repo: Pat
 
     fixtures = repo / LEV / "fixtures"
     assert {p for p in tree(repo) if p.startswith(("backend", "scripts", ".github"))} == {
-        f"{LEV}/{name}" for name in ("conftest.py", "utils.py", "test_cli_contract.py", "test_python_contract.py")
+        f"{LEV}/{name}"
+        for name in ("conftest.py", "utils.py", *(f"test_{k}_contract.py" for k in ("cli", "python", "replay")))
     } | {
         f"{LEV}/data/team-qa.jsonl",
         f"{LEV}/data/multilingual.jsonl",
@@ -57,7 +58,7 @@ def test_init_scaffolds_the_layout_with_the_teams_provider_and_dataset(repo: Pat
         f"{LEV}/fixtures/configs/expected-config.yaml",
         "scripts/testing/build_lighteval_fixture.py",
         ".github/workflows/lighteval.yml",
-    }  # expected-cli-stdout.txt needs the real lighteval (nox -s adoption writes it)
+    }  # expected-cli-stdout.txt and the cassette need the real lighteval (nox -s adoption writes them)
     spec = load_provider_spec(fixtures / "providers" / "acme.json")
     assert (spec.name, spec.model, spec.api_key_env) == ("acme", "openai/acme-small", "ACME_TOKEN")
     assert "model_name: openai/acme-small" in (fixtures / "configs" / "expected-config.yaml").read_text()

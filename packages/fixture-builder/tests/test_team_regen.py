@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evaljig_fixtures import regen_main
+from evaljig_fixtures import BuildContext, cassette_builder, regen_main
 from evaljig_fixtures._cli import main
 
 BUILDERS_MODULE = """
@@ -145,3 +145,26 @@ def test_regen_main_runs_a_build_script_with_check(
     assert regen_main(builders, ["--check"], fixtures=out) == 1
     assert regen_main(builders, ["--only", "nope"], fixtures=out) == 2
     assert "--only: unknown builder(s) nope" in capsys.readouterr().err
+
+
+def test_api_key_env_without_upstream_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert regen_main([], ["--api-key-env", "ACME_TOKEN"], fixtures=tmp_path) == 2
+    assert "--api-key-env needs --upstream" in capsys.readouterr().err
+
+
+def test_a_committed_recording_is_carried_over_without_an_upstream(tmp_path: Path) -> None:
+    """A plain regen never replaces your model's recorded answers with a local gateway's."""
+    committed, staging = tmp_path / "fixtures", tmp_path / "staging"
+    recorded = {"cassettes/qa.yaml": b"interactions: []\nversion: 1\n", "configs/recorded.txt": b"| task | em |\n"}
+    for relative, data in recorded.items():
+        (committed / relative).parent.mkdir(parents=True, exist_ok=True)
+        (committed / relative).write_bytes(data)
+    builder = cassette_builder(
+        "cassettes/qa.yaml", provider="providers/p.json", dataset="datasets/qa.zip", stdout="configs/recorded.txt"
+    )
+    assert builder.outputs == ("cassettes/qa.yaml", "configs/recorded.txt")
+    assert builder.requires == frozenset({"lighteval"})
+
+    written = builder.build(staging, BuildContext(committed=committed, staging=staging, lighteval=True))
+
+    assert {p.relative_to(staging).as_posix(): p.read_bytes() for p in written} == recorded

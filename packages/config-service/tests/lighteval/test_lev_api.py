@@ -27,14 +27,25 @@ from pathlib import Path
 
 import litellm
 import pytest
+import vcr
 
 from evaljig_config import (
     LightEvalConfigRenderer,
     ProviderSpec,
     RetryBudgetExhausted,
     load_provider_spec,
+    run_cli,
+    run_python,
 )
-from evaljig_fixtures import LevDataset, LevTrace
+from evaljig_fixtures import (
+    CANONICAL_BASE_URL,
+    Builder,
+    LevDataset,
+    LevTrace,
+    cassette_builder,
+    regen_main,
+    write_output,
+)
 from evaljig_gateway import Gateway
 
 from .conftest import (
@@ -45,6 +56,7 @@ from .conftest import (
     SDK_CALLS_PER_ATTEMPT,
     assert_no_secret,
 )
+from .independent_upstream import independent_upstream
 
 pytestmark = pytest.mark.lighteval
 
@@ -157,3 +169,63 @@ def test_lev_006_lighteval_retry_loop(
     lev(  # type: ignore[operator]
         "LEV-006", calls=len(statuses), failures=statuses.count(500), lighteval_retries=len(run.messages)
     )
+
+
+def test_lev_010_replay_reproduces_a_run_recorded_from_another_server(
+    lev_api_key: str, mini_mmlu: LevDataset, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lev: object
+) -> None:
+    """``regen --upstream`` records the real CLI's run from a server that is not evaljig's; the gateway
+    replays it to the real CLI (the same table, byte for byte) and vcrpy to the Python path."""
+    fixtures = tmp_path / "fixtures"
+    inputs = ("providers/fake-openai.json", "datasets/mini-mmlu.eval752.zip")
+    builders = [
+        Builder(
+            name="inputs", outputs=inputs,
+            build=lambda out, ctx: [write_output(out, r, (FIXTURES / r).read_bytes()) for r in inputs],
+        ),
+        cassette_builder(
+            "cassettes/mini-mmlu.yaml", provider=inputs[0], dataset=inputs[1],
+            stdout="configs/recorded-cli-stdout.txt", name="cassette",
+        ),
+    ]  # fmt: skip
+    upstream_key = "sk-upstream-not-a-real-key-1234"
+    monkeypatch.setenv("UPSTREAM_TOKEN", upstream_key)
+    with independent_upstream() as (upstream_url, upstream):
+        assert (
+            regen_main(builders, ["--upstream", upstream_url, "--api-key-env", "UPSTREAM_TOKEN"], fixtures=fixtures)
+            == 0
+        )
+    cassette, table = fixtures / "cassettes" / "mini-mmlu.yaml", fixtures / "configs" / "recorded-cli-stdout.txt"
+    assert upstream.served == mini_mmlu.rows
+    assert set(upstream.authorizations) == {f"Bearer {upstream_key}"}  # the real key went upstream...
+    text = cassette.read_text(encoding="utf-8")
+    assert upstream_key not in text  # ...and was never written down
+    assert lev_api_key not in text
+    assert regen_main(builders, ["--check"], fixtures=fixtures) == 0  # without --upstream the recording is kept
+
+    spec = load_provider_spec(FIXTURES / "providers" / "fake-openai.json")
+    with Gateway(replay=cassette) as player:
+        replayed = run_cli(
+            spec.with_base_url(player.base_url), mini_mmlu.task, custom_tasks=mini_mmlu.module,
+            run_dir=tmp_path / "replay",
+        )  # fmt: skip
+        statuses = [call.status for call in player.calls()]
+    assert statuses == [200] * mini_mmlu.rows  # every request found its recording: no miss
+    assert replayed.stdout_table == table.read_text(encoding="utf-8")
+    em = replayed.scores[mini_mmlu.task]["em"]
+    assert 0 < em < 1  # the independent server's answers, not the answer key's
+
+    # vcrpy plays the gateway's host only: lighteval's own lookups (nltk's index) go to the (blocked) network
+    player_in_process = vcr.VCR(
+        record_mode="none",
+        match_on=("method", "path", "body"),
+        before_record_request=lambda request: request if request.host == "127.0.0.1" else None,
+    )
+    with player_in_process.use_cassette(str(cassette), allow_playback_repeats=True) as played:
+        python = run_python(
+            spec.with_base_url(CANONICAL_BASE_URL), mini_mmlu.task, custom_tasks=mini_mmlu.module,
+            run_dir=tmp_path / "python",
+        )  # fmt: skip
+        assert played.play_count == mini_mmlu.rows
+    assert python.scores == replayed.scores
+    lev("LEV-010", recorded=mini_mmlu.rows, em=em)  # type: ignore[operator]

@@ -12,6 +12,7 @@ from evaljig_fixtures._errors import BuildError, DatasetPackageError, EvaljigFix
 
 if TYPE_CHECKING:  # imported on first use: the LEV pytest plugin imports this package into every session
     from evaljig_fixtures._builders.team import (
+        cassette_builder,
         cli_stdout_golden_builder,
         config_golden_builder,
         dataset_package_builder,
@@ -30,6 +31,7 @@ if TYPE_CHECKING:  # imported on first use: the LEV pytest plugin imports this p
     from evaljig_fixtures._lev_harness import LEV_FAKE_KEY, LevDataset, LevInvocation, LevTrace, leaked_files
     from evaljig_fixtures._regen import BuildContext, Builder, write_output
     from evaljig_fixtures._regen.command import regen_main
+    from evaljig_fixtures._regen.context import Upstream
 
 __all__ = [
     "CANONICAL_BASE_URL",
@@ -43,6 +45,8 @@ __all__ = [
     "LevDataset",
     "LevInvocation",
     "LevTrace",
+    "Upstream",
+    "cassette_builder",
     "cli_stdout_golden_builder",
     "config_golden_builder",
     "dataset_manifest_schema",
@@ -75,11 +79,18 @@ _LAZY = {
         "evaljig_fixtures._datasets",
     ),
     **dict.fromkeys(
-        ("cli_stdout_golden_builder", "config_golden_builder", "dataset_package_builder", "provider_builder"),
+        (
+            "cassette_builder",
+            "cli_stdout_golden_builder",
+            "config_golden_builder",
+            "dataset_package_builder",
+            "provider_builder",
+        ),
         "evaljig_fixtures._builders.team",
     ),
     **dict.fromkeys(("BuildContext", "Builder", "write_output"), "evaljig_fixtures._regen"),
     "regen_main": "evaljig_fixtures._regen.command",
+    "Upstream": "evaljig_fixtures._regen.context",
     "init_main": "evaljig_fixtures._init",
     **dict.fromkeys(
         ("LEV_FAKE_KEY", "LevDataset", "LevInvocation", "LevTrace", "leaked_files"), "evaljig_fixtures._lev_harness"

@@ -2,7 +2,8 @@
 
 Writes (relative to ``--root``, default the current folder)::
 
-    backend/tests/lighteval/{conftest,utils,test_cli_contract,test_python_contract}.py
+    backend/tests/lighteval/{conftest,utils}.py                         shared fixtures and paths
+    backend/tests/lighteval/test_{cli,python,replay}_contract.py        the LEV cases
     backend/tests/lighteval/data/<dataset>.jsonl, multilingual.jsonl   the rows the packages are built from
     scripts/testing/build_lighteval_fixture.py                          the fixtures' builder (regen_main)
     .github/workflows/lighteval.yml                                     pytest -m lighteval --no-cov, reports uploaded
@@ -10,8 +11,9 @@ Writes (relative to ``--root``, default the current folder)::
 
 then runs the builder from ``backend/``, which writes ``backend/tests/lighteval/fixtures/``
 (provider spec, dataset packages, ``expected-config.yaml`` and, with lighteval installed,
-``expected-cli-stdout.txt``: that golden is the real lighteval's own output, so it needs a real
-run). Without lighteval it says so and how to finish. Nothing is overwritten without ``--force``.
+``expected-cli-stdout.txt``, a cassette of a recorded run and that run's table: those are the
+real lighteval's own output, so they need a real run). Without lighteval it says so and how to
+finish. Nothing is overwritten without ``--force``.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ TEMPLATES = {
     "utils.py.tmpl": f"{LEV}/utils.py",
     "test_cli_contract.py.tmpl": f"{LEV}/test_cli_contract.py",
     "test_python_contract.py.tmpl": f"{LEV}/test_python_contract.py",
+    "test_replay_contract.py.tmpl": f"{LEV}/test_replay_contract.py",
     "build_lighteval_fixture.py.tmpl": BUILD_SCRIPT,
 }
 VERBATIM = {"lighteval.yml.tmpl": ".github/workflows/lighteval.yml"}
@@ -130,6 +133,8 @@ def fixture_outputs(options: Options) -> list[str]:
         f"{fixtures}/datasets/multilingual.zip",
         f"{fixtures}/configs/expected-config.yaml",
         f"{fixtures}/configs/expected-cli-stdout.txt",
+        f"{fixtures}/configs/recorded-cli-stdout.txt",
+        f"{fixtures}/cassettes/{options.dataset_name}.yaml",
     ]
 
 
@@ -191,8 +196,9 @@ def _build(root: Path, echo: Any) -> int:
         return EXIT_FAILED
     if not lighteval_available():
         echo(
-            "lighteval is not installed here, so configs/expected-cli-stdout.txt (the real lighteval's output) is "
-            f"not written yet: pip install 'evaljig[lighteval]', then from backend/ run `python ../{BUILD_SCRIPT}`"
+            "lighteval is not installed here, so configs/expected-cli-stdout.txt and the cassette (the real "
+            "lighteval's output) are not written yet: pip install 'evaljig[lighteval]', "
+            f"then from backend/ run `python ../{BUILD_SCRIPT}`"
         )
     else:
         echo("done: from backend/, run `pytest -m lighteval --no-cov`, then commit the files above")

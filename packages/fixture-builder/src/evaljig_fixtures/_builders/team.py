@@ -8,6 +8,7 @@ relative to the fixtures folder; the goldens read the provider and dataset throu
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
@@ -21,7 +22,7 @@ from evaljig_fixtures._datasets.manifest import canonical_json
 from evaljig_fixtures._datasets.team import DEFAULT_ACCURACY, dataset_package_bytes
 from evaljig_fixtures._errors import BuildError
 from evaljig_fixtures._regen.builder import Builder, write_output
-from evaljig_fixtures._regen.context import BuildContext
+from evaljig_fixtures._regen.context import BuildContext, Upstream
 from evaljig_gateway import Gateway
 
 
@@ -113,4 +114,54 @@ def cli_stdout_golden_builder(relative: str, *, provider: str, dataset: str, nam
     return Builder(
         name=name or "cli-stdout-golden", outputs=(relative,), build=build, requires=frozenset({"lighteval"}),
         description=f"the real lighteval CLI's results table on {dataset}",
+    )  # fmt: skip
+
+
+def cassette_builder(
+    relative: str, *, provider: str, dataset: str, stdout: str | None = None, name: str | None = None
+) -> Builder:
+    """Records the real lighteval CLI's run on ``dataset`` as a cassette the gateway (or vcrpy) replays.
+
+    The run goes through a recording gateway. Its upstream is ``regen --upstream URL`` (your real
+    model, its key read from ``--api-key-env``; lighteval itself only ever sees a placeholder key)
+    or, without one, an ephemeral gateway answering from the dataset's answer key. ``stdout`` also
+    writes that run's results table: the golden a replaying test compares with. Requires lighteval.
+
+    A recording is kept until you re-record it: without ``--upstream``, committed files are carried
+    over as they are (so ``regen`` and ``--check`` never replace your model's answers with the local
+    gateway's); delete them to record the local gateway again.
+    """
+    outputs = (relative,) if stdout is None else (relative, stdout)
+
+    def build(out_dir: Path, ctx: BuildContext) -> list[Path]:
+        committed = [ctx.committed.joinpath(*PurePosixPath(o).parts) for o in outputs]
+        if ctx.upstream is None and all(path.is_file() for path in committed):
+            return [write_output(out_dir, o, path.read_bytes()) for o, path in zip(outputs, committed, strict=True)]
+        spec = load_provider_spec(ctx.input(provider))
+        package = load_dataset_package(ctx.input(dataset))
+        out = out_dir.joinpath(*PurePosixPath(relative).parts)
+        with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+            upstream = ctx.upstream
+            if upstream is None:
+                local = stack.enter_context(Gateway(answers=dict(package.answer_key)))
+                upstream = Upstream(local.base_url)
+            # started before the placeholder key goes in: the recorder reads the real key from its variable
+            recorder = stack.enter_context(
+                Gateway(record=out, upstream=upstream.base_url, api_key_env=upstream.api_key_env)
+            )
+            stack.enter_context(placeholder_key(spec))
+            module = package.extract_to(Path(tmp) / "task")
+            run = run_cli(
+                spec.with_base_url(recorder.base_url), package.task_spec, custom_tasks=module, run_dir=Path(tmp) / "cli"
+            )
+        written = [out]  # the recorder wrote the cassette when it stopped
+        if stdout is not None:
+            table = out_dir.joinpath(*PurePosixPath(stdout).parts)
+            write_text_atomic(table, run.stdout_table)
+            written.append(table)
+        return written
+
+    return Builder(
+        name=name or _name(relative, "cassette"), outputs=outputs, build=build, requires=frozenset({"lighteval"}),
+        description=f"the real lighteval CLI's exchanges on {dataset}, recorded (regen --upstream: from your model)",
     )  # fmt: skip

@@ -17,6 +17,7 @@ from evaljig_common import OFFLINE_ENV, one_line_errors
 from evaljig_config import lighteval_available
 from evaljig_fixtures._errors import BuildError
 from evaljig_fixtures._regen.builder import Builder
+from evaljig_fixtures._regen.context import Upstream
 from evaljig_fixtures._regen.project import project_builders
 from evaljig_fixtures._regen.rebuild import EXIT_FAILED, RegenOptions, run_regen
 from evaljig_fixtures._regen.selection import registry_problems, select
@@ -38,6 +39,16 @@ def configure_regen(parser: argparse.ArgumentParser) -> None:
         help="skip the builders that run the real lighteval (they are skipped anyway where it is not installed)",
     )
     parser.add_argument("--list", action="store_true", help="list the builders, their outputs and requirements")
+    parser.add_argument(
+        "--upstream",
+        metavar="URL",
+        help="record cassettes from this OpenAI-compatible base URL (with /v1) instead of an ephemeral gateway",
+    )
+    parser.add_argument(
+        "--api-key-env",
+        metavar="VAR",
+        help="with --upstream: the environment variable holding its key (sent upstream, never written)",
+    )
 
 
 def run_regen_command(args: argparse.Namespace) -> int:
@@ -69,12 +80,17 @@ def regen_with(builders: Sequence[Builder], args: argparse.Namespace, default_ou
     except ValueError as exc:
         print(f"evaljig-fixtures regen: --only: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    if args.api_key_env and not args.upstream:
+        print("evaljig-fixtures regen: --api-key-env needs --upstream", file=sys.stderr)
+        return EXIT_USAGE
+    upstream = Upstream(args.upstream, args.api_key_env) if args.upstream else None
     for name, value in OFFLINE_ENV.items():  # builders must never reach for the network (litellm's cost map, hubs)
         os.environ.setdefault(name, value)
     options = RegenOptions(
         out_dir=args.out if args.out is not None else default_out,
         check=args.check,
         lighteval=not args.no_lighteval and lighteval_available(),
+        upstream=upstream,
     )
     return run_regen(selected, builders, options, lambda line: print(line, flush=True))
 
@@ -83,7 +99,8 @@ def regen_with(builders: Sequence[Builder], args: argparse.Namespace, default_ou
 def regen_main(builders: Sequence[Builder], argv: Sequence[str] | None = None, *, fixtures: Path) -> int:
     """A team's build script in one call: ``raise SystemExit(regen_main(BUILDERS, fixtures=FOLDER))``.
 
-    Takes regen's own options (``--check``, ``--only``, ``--list``, ``--no-lighteval``, ``--out``),
+    Takes regen's own options (``--check``, ``--only``, ``--list``, ``--no-lighteval``, ``--out``,
+    ``--upstream``/``--api-key-env``),
     and ``fixtures`` is ``--out``'s default. Returns the exit code: 0 clean or written, 1 drift or a
     failed builder, 2 bad usage.
     """

@@ -15,6 +15,16 @@ from evaljig_fixtures._errors import BuildError
 
 
 @dataclass(frozen=True, slots=True)
+class Upstream:
+    """An OpenAI-compatible endpoint to record answers from, and the variable holding its key."""
+
+    base_url: str
+    """Its OpenAI base URL, ``/v1`` included (``https://api.openai.com/v1``)."""
+    api_key_env: str | None = None
+    """The environment variable with its key (sent upstream by the recording gateway, never written)."""
+
+
+@dataclass(frozen=True, slots=True)
 class BuildContext:
     """Shared by every builder of one ``regen`` run."""
 
@@ -25,6 +35,8 @@ class BuildContext:
     check: bool = False
     lighteval: bool = False
     """Whether the real lighteval runs in this interpreter (its CLI beside it); ``--no-lighteval`` turns it off."""
+    upstream: Upstream | None = None
+    """``--upstream``: the real endpoint cassette builders record from (``None``: an ephemeral gateway)."""
 
     def input(self, relative: str) -> Path:
         """A fixture another builder produces: this run's rebuilt copy if there is one, else the committed one."""

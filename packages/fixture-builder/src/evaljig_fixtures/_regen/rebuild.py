@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 from evaljig_common import write_bytes_atomic
 from evaljig_fixtures._errors import BuildError
 from evaljig_fixtures._regen.builder import Builder
-from evaljig_fixtures._regen.context import BuildContext, unmet_requirements
+from evaljig_fixtures._regen.context import BuildContext, Upstream, unmet_requirements
 from evaljig_fixtures._regen.drift import Drift, compare, list_files, read, render
 from evaljig_fixtures._regen.swap import OnStep, pending, recover, stage, swap
 
@@ -40,6 +40,7 @@ class RegenOptions:
     out_dir: Path
     check: bool = False
     lighteval: bool = False
+    upstream: Upstream | None = None
     on_step: OnStep | None = None
     """Hears each ``swap.STEPS`` name before that step of the write-back (tests interrupt it there)."""
 
@@ -61,6 +62,7 @@ def run_regen(selected: Sequence[Builder], registry: Sequence[Builder], options:
             staging=staging,
             check=options.check,
             lighteval=options.lighteval,
+            upstream=options.upstream,
         )
         results = [_run_one(i, len(selected), b, ctx, echo) for i, b in enumerate(selected, start=1)]
         stray: list[Drift] = []
