@@ -51,6 +51,8 @@ _SECRET_QUERY = re.compile(r"(?i)^(api[-_]?key|key|access[-_]?token|token)$")
 _SECRET_FIELD = re.compile(r"(?i)^(api[-_]?key|access[-_]?token)$")
 #: Characters a YAML loader turns into a plain newline inside a block scalar (they would not round-trip).
 _BLOCK_UNSAFE = re.compile("[\r\x85\u2028\u2029]")
+#: Outside printable ASCII: written double-quoted, where the emitter escapes what needs it.
+_NOT_PLAIN_ASCII = re.compile("[^\x20-\x7e]")
 
 MatchKey = tuple[str, str, bytes]
 
@@ -181,12 +183,22 @@ def _integral_floats_as_ints(value: Any) -> Any:
 # --- writing --------------------------------------------------------------------------------------------------
 
 
-class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
-    """Multi-line strings (pretty JSON, SSE text) as literal blocks; everything else as PyYAML chooses."""
+class _Dumper(yaml.SafeDumper):
+    """Multi-line strings (pretty JSON, SSE text) as literal blocks, the rest quoted where it must be.
+
+    Always PyYAML's own emitter, never libyaml's (``CSafeDumper``): the two choose styles differently
+    (libyaml writes no block holding a character outside the BMP), and a cassette must be the same
+    bytes on every machine, with or without libyaml.
+    """
 
 
 def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in text and not _BLOCK_UNSAFE.search(text) else None
+    if "\n" in text and not _BLOCK_UNSAFE.search(text):
+        style: str | None = "|"
+    elif _NOT_PLAIN_ASCII.search(text):
+        style = '"'  # escapes what a loader would read back differently (U+0085 read as a line break)
+    else:
+        style = None
     return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
 
 
