@@ -10,7 +10,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import parse_qs
 
 import orjson
@@ -20,6 +20,7 @@ from evaljig_gateway._behaviours import behaviour_for
 from evaljig_gateway._content import AnswerKey
 from evaljig_gateway._errors import GatewayError
 from evaljig_gateway._journal import Call, Journal, call_json
+from evaljig_gateway._json_body import LARGE_BODY_BYTES, parse_json, parse_json_work
 from evaljig_gateway._limits import Limits, check_model_name
 from evaljig_gateway._replies import Reply, assembled_json, json_reply
 from evaljig_gateway._work import Work
@@ -32,6 +33,7 @@ Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
+T = TypeVar("T")
 
 #: Sent as ``retry-after-ms`` on 429/500 so SDK retries (which honour it) take milliseconds.
 DEFAULT_RETRY_AFTER_MS = 1
@@ -134,7 +136,7 @@ class GatewayApp:
             if handler is not None:
                 if method != "POST":
                     raise GatewayError(405, f"Method {method} is not allowed on {path}; use POST.")
-                body = _validation.require_object(_parse_json(raw))
+                body = _validation.require_object(await self._parsed(raw, receive))
                 name = _validation.model_of(body)
                 check_model_name(name, self.limits)  # before it is kept anywhere (journal, counters)
                 model = name
@@ -182,7 +184,7 @@ class GatewayApp:
         self.in_flight += 1
         try:
             raw = await self._read_body(scope, receive)
-            body = _parse_json(raw) if raw.strip() else None
+            body = await self._parsed(raw, receive) if raw.strip() else None
             name = body.get("model") if isinstance(body, dict) else None
             if isinstance(name, str):
                 check_model_name(name, self.limits)
@@ -252,7 +254,7 @@ class GatewayApp:
         self._id_count += 1
         return f"req_{self._id_count:032x}".encode()
 
-    async def _drive(self, work: Work[Reply], receive: Receive) -> Reply:
+    async def _drive(self, work: Work[T], receive: Receive) -> T:
         """Run ``work`` a slice at a time, so one request never stalls the rest.
 
         Cheap requests finish inside their first slice and never touch the loop. A long one
@@ -264,7 +266,7 @@ class GatewayApp:
         """
         watcher: asyncio.Future[Message] | None = None
         try:
-            done, reply = _run_slice(work)
+            done, result = _run_slice(work)
             while not done:
                 await asyncio.sleep(0)
                 if watcher is None:
@@ -275,15 +277,20 @@ class GatewayApp:
                     raise _shutting_down()
                 async with self._heavy_turn:
                     started = time.perf_counter()
-                    done, reply = _run_slice(work)
+                    done, result = _run_slice(work)
                     if not done:
                         await asyncio.sleep((time.perf_counter() - started) * (1 - HEAVY_SHARE) / HEAVY_SHARE)
-            assert reply is not None
-            return reply
+            return result  # type: ignore[return-value]  # done: the work's own value
         finally:
             work.close()
             if watcher is not None and not watcher.done():
                 watcher.cancel()
+
+    async def _parsed(self, raw: bytes, receive: Receive) -> Any:
+        """The body as JSON; a large one is checked a step at a time, as heavy work (see ``_json_body``)."""
+        if len(raw) <= LARGE_BODY_BYTES:
+            return parse_json(raw)
+        return await self._drive(parse_json_work(raw), receive)
 
     async def _read_body(self, scope: Scope, receive: Receive) -> bytes:
         for name, value in scope["headers"]:
@@ -413,8 +420,8 @@ def _limit_of(text: str | None) -> int | None:
     return int(text)
 
 
-def _run_slice(work: Work[Reply]) -> tuple[bool, Reply | None]:
-    """Step ``work`` for up to ``WORK_SLICE_S``; (True, reply) once it is finished."""
+def _run_slice(work: Work[T]) -> tuple[bool, T | None]:
+    """Step ``work`` for up to ``WORK_SLICE_S``; (True, its value) once it is finished."""
     deadline = time.perf_counter() + WORK_SLICE_S
     while True:
         try:
@@ -428,13 +435,6 @@ def _run_slice(work: Work[Reply]) -> tuple[bool, Reply | None]:
 def _first(query: dict[str, list[str]], key: str) -> str | None:
     values = query.get(key)
     return values[0] if values else None
-
-
-def _parse_json(raw: bytes) -> Any:
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise GatewayError(400, f"The request body is not valid JSON: {exc}", code="invalid_json") from None
 
 
 def _error_reply(error: GatewayError) -> Reply:
