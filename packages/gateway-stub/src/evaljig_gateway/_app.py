@@ -10,6 +10,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import parse_qs
 
@@ -59,6 +60,21 @@ _MODEL_ROUTES: dict[str, Callable[[_openai_api.Request], Work[Reply]]] = {
     "/v1/embeddings": _openai_api.embeddings,
     "/v1/responses": _openai_api.responses,
 }
+
+
+@dataclass(slots=True)
+class _Call:
+    """What the journal records of a request, filled in as the request is understood."""
+
+    epoch: int
+    """The journal's epoch when the request arrived (a reset in between keeps it out of the next test's calls)."""
+    model: str | None = None
+    attempt: int = 0
+    raw: bytes = b""
+
+
+#: Makes a request's reply once its body is read: ``GatewayApp._synthetic`` or ``._from_cassette``.
+_Answer = Callable[[Scope, Receive, _Call], Awaitable[Reply]]
 
 
 class _ClientGoneError(Exception):
@@ -114,44 +130,31 @@ class GatewayApp:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            if self._cassette_mode and scope["path"].startswith(API_PREFIX):
-                await self._http_cassette(scope, receive, send)
-            else:
-                await self._http(scope, receive, send)
+            from_cassette = self._cassette_mode and scope["path"].startswith(API_PREFIX)
+            await self._http(scope, receive, send, self._from_cassette if from_cassette else self._synthetic)
         elif scope["type"] == "lifespan":
             await _lifespan(receive, send)
 
-    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _http(self, scope: Scope, receive: Receive, send: Send, answer: _Answer) -> None:
+        """Read the body, let ``answer`` make the reply, journal the call, send the reply.
+
+        Whatever goes wrong answers like OpenAI and is journaled: a ``GatewayError`` as itself, a
+        client that left as 499 (or the 400 it was sent for bad framing), shutdown as 503, a bug as 500.
+        """
         method: str = scope["method"]
         path: str = scope["path"]
-        model: str | None = None
-        attempt = 0
-        raw = b""
-        epoch = self.journal.epoch
-        request_id = self._request_id(epoch) if path.startswith(API_PREFIX) else None
-        handler = _MODEL_ROUTES.get(path)
-        self.in_flight += handler is not None
+        call = _Call(self.journal.epoch)
+        request_id = self._request_id(call.epoch) if path.startswith(API_PREFIX) else None
+        counted = answer == self._from_cassette or path in _MODEL_ROUTES
+        self.in_flight += counted
         try:
-            raw = await self._read_body(scope, receive)
-            if handler is not None:
-                if method != "POST":
-                    raise GatewayError(405, f"Method {method} is not allowed on {path}; use POST.")
-                body = _validation.require_object(await self._parsed(raw, receive))
-                name = _validation.model_of(body)
-                check_model_name(name, self.limits)  # before it is kept anywhere (journal, counters)
-                model = name
-                request = _openai_api.Request(raw, body, model, self.answers, self.limits)
-                reply = await self._drive(handler(request), receive)
-                # counted only once the request is valid: a 400 must not use up fail-once's failure
-                attempt = self.journal.next_attempt(model, epoch)
-                reply = await self._apply_behaviour(model, attempt, reply, receive)
-            else:
-                reply = await self._drive(self._control(method, path, scope), receive)
+            call.raw = await self._read_body(scope, receive)
+            reply = await answer(scope, receive, call)
         except GatewayError as exc:
             reply = _error_reply(exc)
         except _ClientGoneError:
             status = 400 if scope.get(FRAMING_ERROR) else NO_ANSWER
-            self.journal.record(method, path, model, status, attempt, raw, epoch)
+            self.journal.record(method, path, call.model, status, call.attempt, call.raw, call.epoch)
             return
         except asyncio.CancelledError:
             # uvicorn cancels what is still running a second into shutdown (a body still arriving):
@@ -161,65 +164,60 @@ class GatewayApp:
             _log.exception("evaljig gateway: unexpected error answering %s %s", method, path)
             reply = _error_reply(_internal_error(exc))
         finally:
-            self.in_flight -= handler is not None
+            self.in_flight -= counted
         if request_id is not None:
             reply.headers.append((b"x-request-id", request_id))
         if not path.startswith(CONTROL_PREFIX):
             # journaled before it is sent: a client that has its answer finds the call in the journal
-            self.journal.record(method, path, model, reply.status, attempt, raw, epoch)
+            self.journal.record(method, path, call.model, reply.status, call.attempt, call.raw, call.epoch)
         await _send(send, reply)
 
-    async def _http_cassette(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """An API request answered from the cassette (replay) or by the upstream (record, or a replay miss
-        with ``--on-miss record``). Kept apart from ``_http`` so synthetic serving pays nothing for it."""
+    async def _synthetic(self, scope: Scope, receive: Receive, call: _Call) -> Reply:
+        """The gateway's own answer: a model endpoint's generated reply in its behaviour, or a control endpoint."""
         method: str = scope["method"]
         path: str = scope["path"]
+        handler = _MODEL_ROUTES.get(path)
+        if handler is None:
+            return await self._drive(self._control(method, path, scope), receive)
+        if method != "POST":
+            raise GatewayError(405, f"Method {method} is not allowed on {path}; use POST.")
+        body = _validation.require_object(await self._parsed(call.raw, receive))
+        model = _validation.model_of(body)
+        check_model_name(model, self.limits)  # before it is kept anywhere (journal, counters)
+        call.model = model
+        reply = await self._drive(
+            handler(_openai_api.Request(call.raw, body, model, self.answers, self.limits)), receive
+        )
+        # counted only once the request is valid: a 400 must not use up fail-once's failure
+        call.attempt = self.journal.next_attempt(model, call.epoch)
+        return await self._apply_behaviour(model, call.attempt, reply, receive)
+
+    async def _from_cassette(self, scope: Scope, receive: Receive, call: _Call) -> Reply:
+        """An API request answered from the cassette (replay) or by the upstream (record, or a replay miss
+        with ``--on-miss record``). Apart from ``_synthetic`` so synthetic serving pays nothing for it."""
+        method: str = scope["method"]
         query: bytes = scope.get("query_string", b"")
-        target = f"{path}?{query.decode('latin-1')}" if query else path
-        model: str | None = None
-        attempt = 0
-        raw = b""
-        epoch = self.journal.epoch
-        request_id = self._request_id(epoch)
-        self.in_flight += 1
-        try:
-            raw = await self._read_body(scope, receive)
-            body = await self._parsed(raw, receive) if raw.strip() else None
-            name = body.get("model") if isinstance(body, dict) else None
-            if isinstance(name, str):
-                check_model_name(name, self.limits)
-                model = name
-            replayer, recorder = self.replayer, self.recorder
-            if replayer is None:  # recording: a faithful proxy, behaviours are not applied
-                assert recorder is not None
-                reply, _ = await recorder.forward(method, target, raw, scope["headers"])
-            else:
-                key = replayer.key(method, target, body)
-                if not replayer.holds(key):
-                    if recorder is None:
-                        raise replayer.miss(key)
-                    reply, exchange = await recorder.forward(method, target, raw, scope["headers"])
-                    if exchange is not None:
-                        replayer.add(exchange)
-                else:
-                    attempt = self.journal.next_attempt(model, epoch) if model is not None else 0
-                    reply = await self._replayed(replayer, key, model, attempt, receive)
-        except GatewayError as exc:
-            reply = _error_reply(exc)
-        except _ClientGoneError:
-            status = 400 if scope.get(FRAMING_ERROR) else NO_ANSWER
-            self.journal.record(method, path, model, status, attempt, raw, epoch)
-            return
-        except asyncio.CancelledError:
-            reply = _error_reply(_shutting_down())
-        except Exception as exc:
-            _log.exception("evaljig gateway: unexpected error answering %s %s", method, path)
-            reply = _error_reply(_internal_error(exc))
-        finally:
-            self.in_flight -= 1
-        reply.headers.append((b"x-request-id", request_id))
-        self.journal.record(method, path, model, reply.status, attempt, raw, epoch)
-        await _send(send, reply)
+        target = f"{scope['path']}?{query.decode('latin-1')}" if query else scope["path"]
+        body = await self._parsed(call.raw, receive) if call.raw.strip() else None
+        name = body.get("model") if isinstance(body, dict) else None
+        if isinstance(name, str):
+            check_model_name(name, self.limits)
+            call.model = name
+        replayer, recorder = self.replayer, self.recorder
+        if replayer is None:  # recording: a faithful proxy, behaviours are not applied
+            assert recorder is not None
+            reply, _ = await recorder.forward(method, target, call.raw, scope["headers"])
+            return reply
+        key = replayer.key(method, target, body)
+        if replayer.holds(key):
+            call.attempt = self.journal.next_attempt(call.model, call.epoch) if call.model is not None else 0
+            return await self._replayed(replayer, key, call.model, call.attempt, receive)
+        if recorder is None:
+            raise replayer.miss(key)
+        reply, exchange = await recorder.forward(method, target, call.raw, scope["headers"])
+        if exchange is not None:
+            replayer.add(exchange)
+        return reply
 
     async def _replayed(
         self, replayer: Replayer, key: tuple[str, str, bytes], model: str | None, attempt: int, receive: Receive
