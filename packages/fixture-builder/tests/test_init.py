@@ -48,7 +48,7 @@ def test_init_scaffolds_the_layout_with_the_teams_provider_and_dataset(repo: Pat
     fixtures = repo / LEV / "fixtures"
     assert {p for p in tree(repo) if p.startswith(("backend", "scripts", ".github"))} == {
         f"{LEV}/{name}"
-        for name in ("conftest.py", "utils.py", *(f"test_{k}_contract.py" for k in ("cli", "python", "replay")))
+        for name in ("conftest.py", "lev_paths.py", *(f"test_{k}_contract.py" for k in ("cli", "python", "replay")))
     } | {
         f"{LEV}/data/team-qa.jsonl",
         f"{LEV}/data/multilingual.jsonl",
@@ -66,7 +66,7 @@ def test_init_scaffolds_the_layout_with_the_teams_provider_and_dataset(repo: Pat
     assert [r["question"] for r in package.rows] == [r["question"] for r in ROWS]
     assert len(load_dataset_package(fixtures / "datasets" / "multilingual.zip").rows) == 22
     assert (repo / ".gitignore").read_text() == "*.pyc\n# evaljig LEV tests: per-case reports\nbackend/reports/\n"
-    assert 'DATASET = FIXTURES / "datasets" / "team-qa.zip"' in (repo / LEV / "utils.py").read_text()
+    assert 'DATASET = FIXTURES / "datasets" / "team-qa.zip"' in (repo / LEV / "lev_paths.py").read_text()
 
 
 def test_rerun_with_the_same_options_changes_nothing_and_other_options_need_force(
@@ -82,12 +82,12 @@ def test_rerun_with_the_same_options_changes_nothing_and_other_options_need_forc
     assert init_main(["--provider", "other", "--no-build"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [
-        "evaljig init: would overwrite backend/tests/lighteval/utils.py, scripts/testing/build_lighteval_fixture.py; "
+        "evaljig init: would overwrite backend/tests/lighteval/lev_paths.py, scripts/testing/build_lighteval_fixture.py; "
         "pass --force to replace them"
     ]
     assert tree(repo) == before
     assert init_main(["--provider", "other", "--no-build", "--force"]) == 0
-    assert "other.json" in (repo / LEV / "utils.py").read_text()
+    assert "other.json" in (repo / LEV / "lev_paths.py").read_text()
 
 
 def test_a_bad_dataset_is_one_line_and_nothing_is_written(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -125,7 +125,11 @@ def test_the_scaffolded_workflow_passes_actionlint(repo: Path) -> None:
 
 
 def test_the_scaffolded_drift_case_passes_without_lighteval(repo: Path) -> None:
-    """LEV-004 (config and fixtures unchanged) needs no lighteval: the scaffold's own suite, as a team runs it."""
+    """LEV-004 (config and fixtures unchanged) needs no lighteval: the scaffold's own suite, as a team runs it,
+    in a backend whose own conftest imports its own ``utils`` module first (the scaffold's names never clash)."""
+    (repo / "backend").mkdir()
+    (repo / "backend" / "utils.py").write_text("TEAM_HELPER = True\n", encoding="utf-8")
+    (repo / "backend" / "conftest.py").write_text("import utils\n\nassert utils.TEAM_HELPER\n", encoding="utf-8")
     assert init_main(OPTIONS) == 0
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "EVALJIG_", "COV_"))}
     done = subprocess.run(

@@ -2,7 +2,7 @@
 
 Writes (relative to ``--root``, default the current folder)::
 
-    backend/tests/lighteval/{conftest,utils}.py                         shared fixtures and paths
+    backend/tests/lighteval/{conftest,lev_paths}.py                     shared fixtures and paths
     backend/tests/lighteval/test_{cli,python,replay}_contract.py        the LEV cases
     backend/tests/lighteval/data/<dataset>.jsonl, multilingual.jsonl   the rows the packages are built from
     scripts/testing/build_lighteval_fixture.py                          the fixtures' builder (regen_main)
@@ -43,7 +43,8 @@ GITIGNORE_LINES = ("# evaljig LEV tests: per-case reports", "backend/reports/")
 #: Scaffold template -> where it goes; templated files have ``.tmpl`` and take ``$provider`` & co.
 TEMPLATES = {
     "conftest.py.tmpl": f"{LEV}/conftest.py",
-    "utils.py.tmpl": f"{LEV}/utils.py",
+    # not utils.py: a team's own `utils` imported first would shadow it (modules are cached by name)
+    "lev_paths.py.tmpl": f"{LEV}/lev_paths.py",
     "test_cli_contract.py.tmpl": f"{LEV}/test_cli_contract.py",
     "test_python_contract.py.tmpl": f"{LEV}/test_python_contract.py",
     "test_replay_contract.py.tmpl": f"{LEV}/test_replay_contract.py",
