@@ -82,8 +82,8 @@ def test_rerun_with_the_same_options_changes_nothing_and_other_options_need_forc
     assert init_main(["--provider", "other", "--no-build"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [
-        "evaljig init: would overwrite backend/tests/lighteval/lev_paths.py, scripts/testing/build_lighteval_fixture.py; "
-        "pass --force to replace them"
+        "evaljig init: would overwrite backend/tests/lighteval/lev_paths.py, "
+        "scripts/testing/build_lighteval_fixture.py; pass --force to replace them"
     ]
     assert tree(repo) == before
     assert init_main(["--provider", "other", "--no-build", "--force"]) == 0
