@@ -311,6 +311,7 @@ def test_the_cli_refuses_a_leaking_recording_with_one_line(tmp_path: Path, upstr
         (["--replay", "{cassette}", "--on-miss", "record"], "--on-miss record needs --replay CASSETTE and --upstream"),
         (["--upstream", "http://127.0.0.1:1/v1"], "--upstream is only used to record"),
         (["--record", "b.yaml", "--upstream", "ftp://x/v1"], "--upstream must be an http(s) URL"),
+        (["--record", "b.yaml", "--upstream", "ftp://me:sk-secret1@x/v1"], "--upstream must not carry credentials"),
         (
             ["--record", "b.yaml", "--upstream", "http://127.0.0.1:1/v1", "--api-key-env", "EVALJIG_UNSET_VAR"],
             "--api-key-env EVALJIG_UNSET_VAR: the environment variable is unset or empty",
@@ -333,3 +334,4 @@ def test_bad_cassette_options_exit_2_with_one_line(tmp_path: Path, args: list[st
     assert out == ""
     assert err.count("\n") == 1, err
     assert message.format(**paths) in err
+    assert "sk-secret1" not in err  # a credential in --upstream is never echoed

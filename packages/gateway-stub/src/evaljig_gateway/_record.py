@@ -45,6 +45,8 @@ _FORWARDED_HEADERS = frozenset({b"content-type", b"accept"})
 def check_upstream(url: str) -> str:
     """An OpenAI base URL including its ``/v1`` (``https://api.openai.com/v1``), without a trailing slash."""
     parts = urlsplit(url)
+    if parts.username is not None or parts.password is not None:  # checked before the URL is ever shown
+        raise ValueError("--upstream must not carry credentials (user:password@); pass the key with --api-key-env")
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ValueError(f"--upstream must be an http(s) URL such as https://api.openai.com/v1, got {url!r}")
     if parts.query or parts.fragment:
