@@ -130,13 +130,17 @@ class GatewayApp:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            from_cassette = self._cassette_mode and scope["path"].startswith(API_PREFIX)
-            await self._http(scope, receive, send, self._from_cassette if from_cassette else self._synthetic)
+            path: str = scope["path"]
+            if self._cassette_mode and path.startswith(API_PREFIX):
+                await self._http(scope, receive, send, self._from_cassette, model_request=True)
+            else:
+                await self._http(scope, receive, send, self._synthetic, model_request=path in _MODEL_ROUTES)
         elif scope["type"] == "lifespan":
             await _lifespan(receive, send)
 
-    async def _http(self, scope: Scope, receive: Receive, send: Send, answer: _Answer) -> None:
-        """Read the body, let ``answer`` make the reply, journal the call, send the reply.
+    async def _http(self, scope: Scope, receive: Receive, send: Send, answer: _Answer, *, model_request: bool) -> None:
+        """Read the body, let ``answer`` make the reply, journal the call, send the reply (``model_request``:
+        counted in ``in_flight`` meanwhile).
 
         Whatever goes wrong answers like OpenAI and is journaled: a ``GatewayError`` as itself, a
         client that left as 499 (or the 400 it was sent for bad framing), shutdown as 503, a bug as 500.
@@ -145,8 +149,7 @@ class GatewayApp:
         path: str = scope["path"]
         call = _Call(self.journal.epoch)
         request_id = self._request_id(call.epoch) if path.startswith(API_PREFIX) else None
-        counted = answer == self._from_cassette or path in _MODEL_ROUTES
-        self.in_flight += counted
+        self.in_flight += model_request
         try:
             call.raw = await self._read_body(scope, receive)
             reply = await answer(scope, receive, call)
@@ -164,7 +167,7 @@ class GatewayApp:
             _log.exception("evaljig gateway: unexpected error answering %s %s", method, path)
             reply = _error_reply(_internal_error(exc))
         finally:
-            self.in_flight -= counted
+            self.in_flight -= model_request
         if request_id is not None:
             reply.headers.append((b"x-request-id", request_id))
         if not path.startswith(CONTROL_PREFIX):
