@@ -23,7 +23,7 @@ from evaljig_gateway._errors import GatewayError
 from evaljig_gateway._journal import Call, Journal, call_json
 from evaljig_gateway._json_body import LARGE_BODY_BYTES, parse_json, parse_json_work
 from evaljig_gateway._limits import Limits, check_model_name
-from evaljig_gateway._replies import Reply, assembled_json, json_reply
+from evaljig_gateway._replies import ArrayBody, Reply, json_reply
 from evaljig_gateway._work import Work
 
 if TYPE_CHECKING:
@@ -53,6 +53,8 @@ _log = logging.getLogger(__name__)
 WORK_SLICE_S = 0.001
 #: The share of the gateway's time all heavy requests together may take (after their first slice).
 HEAVY_SHARE = 0.25
+#: Chunks of a big body (``Reply.chunks``) written before other requests get a turn.
+SEND_BURST = 8
 
 _MODEL_ROUTES: dict[str, Callable[[_openai_api.Request], Work[Reply]]] = {
     "/v1/chat/completions": _openai_api.chat_completions,
@@ -329,7 +331,7 @@ class GatewayApp:
                 code="bad_request",
             )
         if behaviour.malformed:
-            body = reply.body or b"".join(reply.events or [])
+            body = reply.content
             return Reply(200, body[: max(1, len(body) // 2)])
         return reply
 
@@ -393,11 +395,11 @@ class GatewayApp:
 
     def _calls_reply(self, calls: Iterable[Call]) -> Work[Reply]:
         """The journal as JSON, one call per step (bodies are parsed back, and may be large)."""
-        parts: list[bytes] = []
+        body = ArrayBody({}, "calls")
         for call in calls:
-            parts.append(call_json(call))
+            body.add(call_json(call))
             yield
-        return Reply(200, assembled_json({}, "calls", parts, {"dropped": self.journal.dropped}))
+        return body.reply({"dropped": self.journal.dropped})
 
 
 async def _until_disconnect(receive: Receive) -> None:
@@ -456,6 +458,15 @@ def _too_large(limit: int) -> GatewayError:
 
 async def _send(send: Send, reply: Reply) -> None:
     headers = [(b"content-type", reply.content_type), *reply.headers]
+    if reply.chunks is not None:
+        headers.append((b"content-length", str(sum(map(len, reply.chunks))).encode()))
+        await send({"type": "http.response.start", "status": reply.status, "headers": headers})
+        for i, chunk in enumerate(reply.chunks, 1):
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            if i % SEND_BURST == 0:
+                await asyncio.sleep(0)  # a long body lets other requests in between
+        await send({"type": "http.response.body", "body": b""})
+        return
     if reply.events is None:
         headers.append((b"content-length", str(len(reply.body)).encode()))
         await send({"type": "http.response.start", "status": reply.status, "headers": headers})

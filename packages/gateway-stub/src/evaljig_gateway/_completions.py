@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from evaljig_gateway import _content, _logprobs, _token_ids, _validation
 from evaljig_gateway._errors import invalid, missing
 from evaljig_gateway._limits import check_echo_work, check_product
-from evaljig_gateway._replies import Reply, assembled_json, dumps_each_work, sse_reply_work
+from evaljig_gateway._replies import ArrayBody, Joined, Reply, sse_reply_work
 from evaljig_gateway._work import Work
 
 if TYPE_CHECKING:
@@ -38,6 +38,10 @@ class Prompt:
     tokens: int
 
 
+#: Text prompts read between two yields.
+PROMPT_STEP = 256
+
+
 def prompts_of(body: dict[str, Any]) -> Work[list[Prompt]]:
     """The request's prompts; token ids are decoded (one step per prompt), text is cut lazily."""
     raw = body.get("prompt")
@@ -48,7 +52,11 @@ def prompts_of(body: dict[str, Any]) -> Work[list[Prompt]]:
     if not isinstance(raw, list) or not raw:
         raise invalid("prompt", _PROMPT_FORMS)
     if all(isinstance(p, str) for p in raw):
-        return [_text_prompt(p) for p in raw]
+        texts = []
+        for start in range(0, len(raw), PROMPT_STEP):  # thousands of prompts take milliseconds
+            texts += [_text_prompt(p) for p in raw[start : start + PROMPT_STEP]]
+            yield
+        return texts
     if all(isinstance(t, int) and not isinstance(t, bool) for t in raw):
         return [_id_prompt(raw, "prompt")]
     if all(isinstance(p, list) for p in raw):
@@ -102,6 +110,16 @@ def completions(req: Request) -> Work[Reply]:
         yield from check_echo_work(req.limits, [prompt.text for prompt in prompts], n, top)
 
     key = req.answers.items() if top is not None and len(req.answers) else []
+    digest = req.digest
+    head = {
+        "id": f"cmpl-{digest[:24]}",
+        "object": "text_completion",
+        "created": _content.created_from(digest),
+        "model": req.model,
+        "system_fingerprint": SYSTEM_FINGERPRINT,
+    }
+    # a plain answer writes each choice as soon as it is made (a long echo's log-probs in steps)
+    written = None if stream else ArrayBody(head, "choices")
     choices: list[dict[str, Any]] = []
     cache: dict[tuple[str, str], float] = {}  # plain-model values, shared by prompts with a common context
     prompt_tokens = completion_tokens = 0
@@ -115,13 +133,17 @@ def completions(req: Request) -> Work[Reply]:
         echoed: _logprobs.Scored | None = None
         for k in range(n):
             yield
+            if written is not None and choices:
+                yield from written.add_work(choices.pop())
             text, finish = completion_text(prompt.text, _answer(known, prompt.text, k), max_tokens, stop)
             completion_tokens += _content.count_tokens(text)
             logprobs = None
             if top is not None:
                 full = prompt.text + text
                 if echo and echoed is None:
-                    pieces = prompt.pieces if prompt.tokens >= 0 else _logprobs.text_pieces(prompt.text)
+                    pieces = prompt.pieces
+                    if prompt.tokens < 0:
+                        pieces = yield from _logprobs.text_pieces_work(prompt.text)
                     echoed = yield from _logprobs.score_pieces_work(full, pieces, 0, top, keyed, cache)
                 start = len(prompt.text)
                 scored = yield from _logprobs.score_pieces_work(
@@ -130,25 +152,18 @@ def completions(req: Request) -> Work[Reply]:
                 logprobs = _joined(echoed, scored) if echo and echoed is not None else scored.as_dict()
             full_text = prompt.text + text if echo else text
             choices.append({"text": full_text, "index": p_index * n + k, "logprobs": logprobs, "finish_reason": finish})
-    digest = req.digest
-    head = {
-        "id": f"cmpl-{digest[:24]}",
-        "object": "text_completion",
-        "created": _content.created_from(digest),
-        "model": req.model,
-        "system_fingerprint": SYSTEM_FINGERPRINT,
-    }
     usage = usage_of(prompt_tokens, completion_tokens)
-    if stream:
-        options = body.get("stream_options")
-        include_usage = isinstance(options, dict) and bool(options.get("include_usage"))
-        events = [{**head, "choices": [{**c, "finish_reason": None}]} for c in choices if c["text"]]
-        events += [{**head, "choices": [{**c, "text": ""}]} for c in choices]
-        if include_usage:
-            events.append({**head, "choices": [], "usage": usage})
-        return (yield from sse_reply_work(events))
-    parts = yield from dumps_each_work(choices)  # a long echo's log-probs are written in steps
-    return Reply(200, assembled_json(head, "choices", parts, {"usage": usage}))
+    if written is not None:
+        for choice in choices:
+            yield from written.add_work(choice)
+        return written.reply({"usage": usage})
+    options = body.get("stream_options")
+    include_usage = isinstance(options, dict) and bool(options.get("include_usage"))
+    events = [{**head, "choices": [{**c, "finish_reason": None}]} for c in choices if c["text"]]
+    events += [{**head, "choices": [{**c, "text": ""}]} for c in choices]
+    if include_usage:
+        events.append({**head, "choices": [], "usage": usage})
+    return (yield from sse_reply_work(events))
 
 
 def _answer(known: str | None, prompt: str, index: int) -> str:
@@ -156,11 +171,12 @@ def _answer(known: str | None, prompt: str, index: int) -> str:
 
 
 def _joined(echoed: _logprobs.Scored, scored: _logprobs.Scored) -> dict[str, Any]:
+    """The echoed prompt's columns followed by the completion's, written as one without copying either."""
     return {
-        "tokens": echoed.tokens + scored.tokens,
-        "token_logprobs": echoed.token_logprobs + scored.token_logprobs,
-        "top_logprobs": echoed.top_logprobs + scored.top_logprobs,
-        "text_offset": echoed.text_offset + scored.text_offset,
+        "tokens": Joined(echoed.tokens, scored.tokens),
+        "token_logprobs": Joined(echoed.token_logprobs, scored.token_logprobs),
+        "top_logprobs": Joined(echoed.top_logprobs, scored.top_logprobs),
+        "text_offset": Joined(echoed.text_offset, scored.text_offset),
     }
 
 

@@ -237,7 +237,11 @@ def embedding_work(model: str, item: Any, dimensions: int) -> Work[list[float]]:
         vec.extend(rng.gauss(0.0, 1.0) for _ in range(min(VALUE_STEP, dimensions - len(vec))))
         yield
     norm = math.sqrt(sum(v * v for v in vec)) or 1.0
-    return [round(v / norm, 8) for v in vec]
+    unit: list[float] = []
+    for start in range(0, dimensions, VALUE_STEP):
+        unit.extend(round(v / norm, 8) for v in vec[start : start + VALUE_STEP])
+        yield
+    return unit
 
 
 def encode_base64_floats(vector: list[float]) -> str:

@@ -31,6 +31,10 @@ WINDOW = 32
 #: Tokens scored between two yields.
 TOKEN_STEP = 128
 _PIECE = re.compile(r"\s*(?:\w+|[^\w\s])|\s+", re.UNICODE)
+#: A token's last character with whitespace after it: ``text_pieces_work`` cuts right after it.
+_TOKEN_END = re.compile(r"\S(?=\s)", re.UNICODE)
+#: Characters cut into pieces between two yields.
+TEXT_STEP = 4 * 1024
 _ALTERNATIVES = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel")
 
 
@@ -40,6 +44,23 @@ def text_pieces(text: str) -> list[str]:
     ``"".join(text_pieces(t)) == t`` always; trailing whitespace is a piece of its own.
     """
     return _PIECE.findall(text)
+
+
+def text_pieces_work(text: str) -> Work[list[str]]:
+    """``text_pieces`` about ``TEXT_STEP`` characters per step, cut where whitespace follows a token.
+
+    A piece is whitespace then a token, so a cut just before such whitespace is where a piece
+    ends anyway: the pieces are the same as ``text_pieces`` finds in one call.
+    """
+    out: list[str] = []
+    start = 0
+    while start < len(text):
+        cut = _TOKEN_END.search(text, min(start + TEXT_STEP, len(text)))
+        end = cut.start() + 1 if cut else len(text)
+        out += _PIECE.findall(text, start, end)
+        start = end
+        yield
+    return out
 
 
 def _unit(seed: str) -> float:

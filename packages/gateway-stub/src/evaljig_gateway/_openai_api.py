@@ -11,7 +11,7 @@ from evaljig_gateway import _assistant, _completions, _content, _responses, _str
 from evaljig_gateway._behaviours import BEHAVIOUR_TABLE
 from evaljig_gateway._errors import invalid, missing
 from evaljig_gateway._limits import Limits, check_product
-from evaljig_gateway._replies import Reply, assembled_json, dumps_each_work, json_reply, sse_reply_work
+from evaljig_gateway._replies import ArrayBody, Reply, json_reply, sse_reply_work
 from evaljig_gateway._work import Work
 
 SYSTEM_FINGERPRINT = "fp_evaljig"
@@ -88,10 +88,21 @@ def chat_completions(req: Request) -> Work[Reply]:
     to_call = _tool_choice.calls_for(policy, messages) if turn is None else []
     seed = _assistant.conversation_seed(messages) if to_call or json_format else ""  # only what needs it pays
     digest = req.digest
+    head = {
+        "id": f"chatcmpl-{digest[:24]}",
+        "object": "chat.completion",
+        "created": _content.created_from(digest),
+        "model": req.model,
+        "system_fingerprint": SYSTEM_FINGERPRINT,
+    }
+    # a plain answer writes each choice as soon as it is made (log-probs in steps)
+    written = None if stream else ArrayBody(head, "choices")
     choices: list[dict[str, Any]] = []
     completion_tokens = 0
     for index in range(n):
         yield
+        if written is not None and choices:
+            yield from _write_choice(written, choices.pop(), want_logprobs)
         calls = _assistant.scripted_calls(turn) if turn else _assistant.generated_calls(to_call, seed, index)
         if calls:
             message, finish = _assistant.call_message(calls, digest, index, legacy=policy.legacy)
@@ -115,20 +126,21 @@ def chat_completions(req: Request) -> Work[Reply]:
         message = {"role": "assistant", "content": text, "refusal": None, "annotations": []}
         choices.append({"index": index, "message": message, "logprobs": logprobs, "finish_reason": finish})
 
-    head = {
-        "id": f"chatcmpl-{digest[:24]}",
-        "object": "chat.completion",
-        "created": _content.created_from(digest),
-        "model": req.model,
-        "system_fingerprint": SYSTEM_FINGERPRINT,
-    }
     usage = _usage(prompt_tokens, completion_tokens)
-    if stream:
-        events = yield from _chat_chunks(head, choices, usage if include_usage else None)
-        return (yield from sse_reply_work(events))
-    # only log-probs make a choice long enough to be written a step at a time
-    parts = (yield from dumps_each_work(choices)) if want_logprobs else [orjson.dumps(c) for c in choices]
-    return Reply(200, assembled_json(head, "choices", parts, {"usage": usage, "service_tier": "default"}))
+    if written is not None:
+        for choice in choices:
+            yield from _write_choice(written, choice, want_logprobs)
+        return written.reply({"usage": usage, "service_tier": "default"})
+    events = yield from _chat_chunks(head, choices, usage if include_usage else None)
+    return (yield from sse_reply_work(events))
+
+
+def _write_choice(written: ArrayBody, choice: dict[str, Any], long: bool) -> Work[None]:
+    """Only log-probs make a choice long enough to be written a step at a time."""
+    if long:
+        yield from written.add_work(choice)
+    else:
+        written.add(orjson.dumps(choice))
 
 
 def _chat_chunks(
@@ -193,15 +205,15 @@ def embeddings(req: Request) -> Work[Reply]:
     fmt = body.get("encoding_format", "float")
     if fmt not in ("float", "base64"):
         raise invalid("encoding_format", "must be 'float' or 'base64'")
-    data: list[bytes] = []  # serialized one by one, so no single dump holds the loop
+    data = ArrayBody({"object": "list"}, "data")  # serialized one by one, so no single dump holds the loop
     tokens = 0
     for index, item in enumerate(items):
         vector = yield from _content.embedding_work(req.model, item, dims)
         tokens += (yield from _content.count_tokens_work(item)) if isinstance(item, str) else len(item)
         value: Any = _content.encode_base64_floats(vector) if fmt == "base64" else vector
-        data.append(orjson.dumps({"object": "embedding", "index": index, "embedding": value}))
+        data.add(orjson.dumps({"object": "embedding", "index": index, "embedding": value}))
     usage = {"prompt_tokens": tokens, "total_tokens": tokens}
-    return Reply(200, assembled_json({"object": "list"}, "data", data, {"model": req.model, "usage": usage}))
+    return data.reply({"model": req.model, "usage": usage})
 
 
 def _embedding_count(raw: Any) -> int:
