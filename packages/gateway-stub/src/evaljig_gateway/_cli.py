@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import signal
 import sys
 import threading
@@ -131,6 +132,10 @@ def _serve(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGINT, _on_signal)
     signal.signal(signal.SIGTERM, _on_signal)
+    # what start-up made (imported modules, the vocabulary, an answer key or cassette) lives as long as
+    # the process: set apart from the collector, a full collection while serving looks only at what
+    # requests made, which keeps its pause (every client waits through it) short
+    gc.freeze()
     print(f"ready {gateway.base_url}", flush=True)
     stop.wait()
     try:

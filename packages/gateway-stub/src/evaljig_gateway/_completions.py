@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from evaljig_gateway import _content, _logprobs, _token_ids, _validation
 from evaljig_gateway._errors import invalid, missing
 from evaljig_gateway._limits import check_echo_work, check_product
-from evaljig_gateway._replies import ArrayBody, Joined, Reply, sse_reply_work
+from evaljig_gateway._replies import DUMP_STEP, ArrayBody, Joined, Reply, sse_reply_work
 from evaljig_gateway._work import Work
 
 if TYPE_CHECKING:
@@ -171,7 +171,15 @@ def _answer(known: str | None, prompt: str, index: int) -> str:
 
 
 def _joined(echoed: _logprobs.Scored, scored: _logprobs.Scored) -> dict[str, Any]:
-    """The echoed prompt's columns followed by the completion's, written as one without copying either."""
+    """The echoed prompt's columns followed by the completion's; a long echo's are written as one
+    without copying either (a scoring request's few tokens are simply concatenated)."""
+    if len(echoed.tokens) <= DUMP_STEP:
+        return {
+            "tokens": echoed.tokens + scored.tokens,
+            "token_logprobs": echoed.token_logprobs + scored.token_logprobs,
+            "top_logprobs": echoed.top_logprobs + scored.top_logprobs,
+            "text_offset": echoed.text_offset + scored.text_offset,
+        }
     return {
         "tokens": Joined(echoed.tokens, scored.tokens),
         "token_logprobs": Joined(echoed.token_logprobs, scored.token_logprobs),

@@ -209,18 +209,27 @@ def alternatives(token: str, position: int, count: int) -> list[tuple[str, float
 
 def chat_logprobs(tokens: Iterable[str], top: int) -> list[dict[str, Any]]:
     """``choices[].logprobs.content`` for the chat API: exactly ``top`` alternatives per token, as OpenAI sends."""
-    return [
-        {
-            "token": tok,
-            "logprob": token_logprob(tok, i),
-            "bytes": list(tok.encode()),
-            "top_logprobs": [
-                {"token": alt, "logprob": lp, "bytes": list(alt.encode())}
-                for alt, lp in (alternatives(tok, i, top) if top else [])
-            ],
-        }
-        for i, tok in enumerate(tokens)
-    ]
+    return drain(chat_logprobs_work(tokens, top))
+
+
+def chat_logprobs_work(tokens: Iterable[str], top: int) -> Work[list[dict[str, Any]]]:
+    """``chat_logprobs`` yielding after each token that has alternatives (twenty take about 0.1 ms)."""
+    out: list[dict[str, Any]] = []
+    for i, tok in enumerate(tokens):
+        out.append(
+            {
+                "token": tok,
+                "logprob": token_logprob(tok, i),
+                "bytes": list(tok.encode()),
+                "top_logprobs": [
+                    {"token": alt, "logprob": lp, "bytes": list(alt.encode())}
+                    for alt, lp in (alternatives(tok, i, top) if top else [])
+                ],
+            }
+        )
+        if top:
+            yield
+    return out
 
 
 def embedding(model: str, item: Any, dimensions: int) -> list[float]:

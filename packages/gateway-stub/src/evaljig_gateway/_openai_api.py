@@ -118,11 +118,10 @@ def chat_completions(req: Request) -> Work[Reply]:
             raw = _answer(known, prompt, index)
         text, finish = _content.truncate(raw, max_tokens, stop)
         completion_tokens += _content.count_tokens(text)
-        logprobs = (
-            {"content": _content.chat_logprobs(_content.pieces(text), top or 0), "refusal": None}
-            if want_logprobs
-            else None
-        )
+        logprobs = None
+        if want_logprobs:
+            content = yield from _content.chat_logprobs_work(_content.pieces(text), top or 0)
+            logprobs = {"content": content, "refusal": None}
         message = {"role": "assistant", "content": text, "refusal": None, "annotations": []}
         choices.append({"index": index, "message": message, "logprobs": logprobs, "finish_reason": finish})
 
