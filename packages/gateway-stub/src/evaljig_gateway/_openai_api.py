@@ -101,8 +101,8 @@ def chat_completions(req: Request) -> Work[Reply]:
     completion_tokens = 0
     for index in range(n):
         yield
-        if written is not None and choices:
-            yield from _write_choice(written, choices.pop(), want_logprobs)
+        if written is not None and choices:  # the choice before: written now, its objects can go
+            yield from written.add_work(choices.pop())
         calls = _assistant.scripted_calls(turn) if turn else _assistant.generated_calls(to_call, seed, index)
         if calls:
             message, finish = _assistant.call_message(calls, digest, index, legacy=policy.legacy)
@@ -127,19 +127,13 @@ def chat_completions(req: Request) -> Work[Reply]:
 
     usage = _usage(prompt_tokens, completion_tokens)
     if written is not None:
-        for choice in choices:
-            yield from _write_choice(written, choice, want_logprobs)
+        if want_logprobs:  # only log-probs make a choice long enough to be written in steps
+            yield from written.add_work(choices[0])
+        else:
+            written.add(orjson.dumps(choices[0]))
         return written.reply({"usage": usage, "service_tier": "default"})
     events = yield from _chat_chunks(head, choices, usage if include_usage else None)
     return (yield from sse_reply_work(events))
-
-
-def _write_choice(written: ArrayBody, choice: dict[str, Any], long: bool) -> Work[None]:
-    """Only log-probs make a choice long enough to be written a step at a time."""
-    if long:
-        yield from written.add_work(choice)
-    else:
-        written.add(orjson.dumps(choice))
 
 
 def _chat_chunks(
