@@ -127,10 +127,11 @@ def chat_completions(req: Request) -> Work[Reply]:
 
     usage = _usage(prompt_tokens, completion_tokens)
     if written is not None:
-        if want_logprobs:  # only log-probs make a choice long enough to be written in steps
-            yield from written.add_work(choices[0])
-        else:
-            written.add(orjson.dumps(choices[0]))
+        for choice in choices:  # the last one (the others were written as the next was made)
+            if want_logprobs:  # only log-probs make a choice long enough to be written in steps
+                yield from written.add_work(choice)
+            else:
+                written.add(orjson.dumps(choice))
         return written.reply({"usage": usage, "service_tier": "default"})
     events = yield from _chat_chunks(head, choices, usage if include_usage else None)
     return (yield from sse_reply_work(events))
