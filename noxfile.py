@@ -19,7 +19,6 @@ import tempfile
 import time
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 import nox
 from nox.command import CommandFailed
@@ -48,6 +47,7 @@ def _load(name: str, init: str) -> ModuleType:
 #: One run-id and offline-env helper for the sessions and the packages alike (stdlib only).
 common = _load("evaljig_common", "packages/common/src/evaljig_common/__init__.py")
 stack = _load("lighteval_stack", "ci/lighteval_stack.py")
+adoption_run = _load("adoption", "ci/adoption.py")
 
 nox.needs_version = ">=2025.5.1"
 nox.options.default_venv_backend = "uv"
@@ -280,70 +280,36 @@ def regen(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON, reuse_venv=False)
 def adoption(session: nox.Session) -> None:
-    """What a new team does, outside the checkout: wheels + lighteval into a fresh venv, `init`, build, LEV, check.
+    """What a new team does, outside the checkout, once with pip and once with uv (ci/adoption.py).
 
-    The wheels come from ``dist/`` (``make dist``) when it holds them, else they are built here.
-    The venv gets the pinned lighteval stack with this machine's pip sources (a CPU torch), as
-    ``ci/lighteval_stack.py`` does. Each step's wall time is printed at the end.
+    ``evaljig[lighteval]`` from the wheels in ``dist/`` (built here when ``make dist`` has not),
+    with **no constraints file**: the extra's bounds alone; then the stack check, ``evaljig init``,
+    the builder, the scaffolded LEV suite and ``--check``. The resolved stack and each step's wall
+    time are printed at the end.
     """
     tmp = Path(session.create_tmp()).resolve()
     work = Path(tempfile.mkdtemp(prefix="evaljig-adoption-"))  # outside the checkout: no conftest, no pyproject
-    timings: list[tuple[str, float]] = []
-
-    def step(name: str, *args: str, cwd: Path | None = None, **kwargs: Any) -> None:
-        started = time.perf_counter()
-        with session.chdir(cwd or work):
-            session.run(*args, external=True, **kwargs)
-        timings.append((name, time.perf_counter() - started))
-
+    timings = adoption_run.Timings()
     dist = ROOT / "dist"
-    if not list(dist.glob("evaljig_fixtures-*.whl")):
+    if not list(dist.glob("evaljig-*.whl")):  # the meta-package's wheel: make dist has not run
         dist = tmp / "dist"
-        step("build wheels", "uv", "build", "--all-packages", "--wheel", "--clear", "--out-dir", str(dist), cwd=ROOT)
-    venv = work / "venv"
-    python = str(venv / "bin" / "python")
-    wheels = sorted(str(w) for w in dist.glob("evaljig*.whl"))
-    meta = [w for w in wheels if Path(w).name.startswith("evaljig-")]  # the evaljig meta-package, once built
-    requirements = (
-        [f"evaljig[lighteval] @ {Path(meta[0]).as_uri()}"]
-        if meta
-        else [*wheels, "-r", str(stack.REQUIREMENTS), "-c", str(stack.CONSTRAINTS)]
-    )
-    step(
-        "venv",
-        "uv",
-        "venv",
-        "--quiet",
-        "--python",
-        str(Path(session.virtualenv.location) / "bin" / "python"),
-        str(venv),
-    )
-    step(
-        "install wheels + lighteval stack", "uv", "pip", "install", "--python", python, *stack.machine_sources(),
-        *stack.INSTALL_FLAGS, "--find-links", str(dist), *requirements, "pytest-cov", "pytest-split",
-    )  # fmt: skip
-    bin_dir = venv / "bin"
-    env = stack.stack_env(bin_dir, common.OFFLINE_ENV)
-    step("lighteval check", str(bin_dir / "evaljig-config"), "lighteval", "check", env=env)
-    repo = work / "repo"
-    repo.mkdir()
-    step("git init", "git", "init", "--quiet", str(repo))
-    init = (
-        [str(bin_dir / "evaljig"), "init"]
-        if (bin_dir / "evaljig").exists()
-        else [str(bin_dir / "evaljig-fixtures"), "init"]
-    )
-    step("init", *init, "--provider", "acme", "--model", "openai/acme-small", "--api-key-env", "ACME_TOKEN",
-         "--no-build", cwd=repo, env=env)  # fmt: skip
-    backend = repo / "backend"
-    builder = "../scripts/testing/build_lighteval_fixture.py"
-    step("builder", python, builder, cwd=backend, env=env)
-    lev = ["-m", "pytest", "-m", "lighteval", "--no-cov", "-p", "no:cacheprovider"]
-    step("pytest -m lighteval --no-cov", python, *lev, cwd=backend, env=env)
-    step("builder --check", python, builder, "--check", cwd=backend, env=env)
+        for package in ("--all-packages", str(ROOT / "packages" / "evaljig")):
+            args = ["uv", "build", package, "--wheel", "--out-dir", str(dist)]
+            timings.step(session, f"build wheels ({Path(package).name.lstrip('-')})", ROOT, *args)
+    python = str(Path(session.virtualenv.location) / "bin" / "python")
+    settings = stack.pip_settings(stack.pip_config_text(), os.environ)
+    resolved = {}
+    for installer in ("pip", "uv"):
+        resolved[installer] = adoption_run.adopt(
+            session, installer=installer, work=work, dist=dist, python=python,
+            env={**common.OFFLINE_ENV, "PATH": os.environ.get("PATH", "")},
+            uv_env=adoption_run.uv_source_env(settings), timings=timings, private=[ROOT, work, tmp],
+        )  # fmt: skip
     shutil.rmtree(work, ignore_errors=True)
-    for name, seconds in timings:
-        session.log(f"adoption: {name:<34} {seconds:7.1f} s")
+    for name, seconds in timings.steps:
+        session.log(f"adoption: {name:<38} {seconds:7.1f} s")
+    for installer, versions in resolved.items():
+        session.log(f"adoption: {installer} resolved " + ", ".join(f"{k} {v}" for k, v in versions.items()))
 
 
 #: The real clients of ``nox -s clients``: one ``# [client]`` section of exact pins per venv (docs/ci.md#real-clients).

@@ -28,6 +28,9 @@ PIP_KEYS = {"index-url": "PIP_INDEX_URL", "extra-index-url": "PIP_EXTRA_INDEX_UR
 #: ``pip config list`` sections, weakest first (``:env:`` lines mirror ``PIP_*`` variables).
 SECTION_RANK = {"global": 0, "install": 1, ":env:": 2}
 STACK_INDEX_ENV = "EVALJIG_STACK_INDEX_URL"
+#: ``newest``: resolve the stack to the newest releases its bounds admit, with no constraints file
+#: (the nightly workflow), so a breaking upstream release is seen the night it ships.
+RESOLUTION_ENV = "EVALJIG_STACK_RESOLUTION"
 PARTIAL = ".partial-"
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -181,6 +184,14 @@ def _name(requirement: str) -> str:
     return name.replace("_", "-").replace(".", "-")
 
 
+def resolution(env: Mapping[str, str]) -> str:
+    """``pinned`` (the constraints file, the default) or ``newest`` (``EVALJIG_STACK_RESOLUTION``)."""
+    value = env.get(RESOLUTION_ENV, "") or "pinned"
+    if value not in ("pinned", "newest"):
+        raise SystemExit(f"{RESOLUTION_ENV}={value!r}: use 'pinned' (the default) or 'newest'")
+    return value
+
+
 def stack_env(bin_dir: Path, env: Mapping[str, str], outer: Mapping[str, str] = os.environ) -> dict[str, str]:
     """``env`` with the stack's ``bin/`` first on ``outer``'s PATH, so ``lighteval`` and our CLIs resolve to it."""
     return {
@@ -212,14 +223,17 @@ def ensure(
         )
     ).strip()  # fmt: skip
     sources = machine_sources() if sources is None else list(sources)
+    newest = resolution(os.environ) == "newest"
     inputs = [REQUIREMENTS, CONSTRAINTS, ROOT / "uv.lock", *(ROOT / p / "pyproject.toml" for p in PACKAGES)]
-    inputs_digest = digest(inputs, [interpreter, *sources, *INSTALL_FLAGS, *test_requirements])
+    facts = [interpreter, *sources, *INSTALL_FLAGS, *test_requirements, f"resolution={resolution(os.environ)}"]
+    inputs_digest = digest(inputs, facts)
     stamp = f".evaljig-stack-{inputs_digest}"
     where = target.relative_to(ROOT) if target.is_relative_to(ROOT) else target
     if is_current(target, stamp):
         session.log(f"lighteval stack is current ({where}, Python {interpreter.split()[0]}, inputs {inputs_digest})")
         return target / "bin"
-    session.log(f"building the lighteval stack into {where} with uv (Python {interpreter})")
+    pinned = "the newest releases the bounds admit, no constraints" if newest else CONSTRAINTS.name
+    session.log(f"building the lighteval stack into {where} with uv (Python {interpreter}; {pinned})")
     session.log(f"package sources: {shlex.join(sources)}")
     constraints = Path(session.create_tmp()) / "constraints.txt"
     session.run(
@@ -234,7 +248,8 @@ def ensure(
         session.run("uv", "venv", "--quiet", "--relocatable", "--python", python, str(venv), external=True)
         session.run(
             "uv", "pip", "install", "--python", venv_python, *sources, *INSTALL_FLAGS,
-            "-r", str(REQUIREMENTS), "-c", str(CONSTRAINTS), "-c", str(compatible), *test_requirements,
+            "-r", str(REQUIREMENTS), *([] if newest else ["-c", str(CONSTRAINTS), "-c", str(compatible)]),
+            *test_requirements,
             *(arg for package in PACKAGES for arg in ("-e", package)),
             external=True,
         )  # fmt: skip

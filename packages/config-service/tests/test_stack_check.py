@@ -74,7 +74,15 @@ def test_an_optional_module_is_checked_only_when_installed(tmp_path: Path, monke
     [problem] = check_lighteval_stack(modules=[], optional=[("evaljig_broken_optional", "optional")])
     assert problem.package == "evaljig_broken_optional"
     assert problem.error == "RuntimeError: boom at import"
-    assert problem.line().endswith("failed: RuntimeError: boom at import; reinstall it or rebuild the stack")
+    assert problem.line().endswith(
+        "failed: RuntimeError: boom at import; evaljig_broken_optional is no installed package: fix or remove it "
+        "from sys.path"
+    )
+    installed = StackProblem("lighteval.pipeline", "why", "lighteval 0.13.0", "AttributeError: DISK", None)
+    assert installed.line().endswith("AttributeError: DISK; fix: pip install --force-reinstall 'lighteval==0.13.0'")
+    assert installed.line(after_mismatch=True).endswith(
+        "AttributeError: DISK; fix the version reported above first (the likely cause), then run this check again"
+    )
 
 
 def test_the_install_hint_names_the_stack_the_lev_matrix_installs() -> None:

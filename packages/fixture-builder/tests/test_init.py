@@ -90,6 +90,23 @@ def test_rerun_with_the_same_options_changes_nothing_and_other_options_need_forc
     assert "other.json" in (repo / LEV / "lev_paths.py").read_text()
 
 
+def test_init_takes_the_target_folder_as_git_init_and_uv_init_do(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert init_main([".", *OPTIONS, "--no-build"]) == 0
+    assert (repo / LEV / "conftest.py").is_file()
+
+    assert init_main(["new/team-repo", *OPTIONS, "--no-build"]) == 0  # created, as git init creates it
+    assert (repo / "new" / "team-repo" / LEV / "conftest.py").is_file()
+    assert (repo / "new" / "team-repo" / "scripts" / "testing" / "build_lighteval_fixture.py").is_file()
+
+    capsys.readouterr()
+    assert init_main(["team-qa.jsonl", "--no-build"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "evaljig init: team-qa.jsonl: exists and is not a folder; give the repository's root folder"
+    )
+
+
 def test_a_bad_dataset_is_one_line_and_nothing_is_written(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = repo / "bad.jsonl"
     bad.write_text(json.dumps({"question": "Q?", "choices": ["a", "b"], "answer": "D"}) + "\n", encoding="utf-8")

@@ -5,7 +5,7 @@ lighteval itself is imported lazily, only by the runners and ``litellm_model_con
 
 from evaljig_config._config_renderer import LIGHTEVAL_MODEL_KEYS, LightEvalConfigRenderer, check_config_path
 from evaljig_config._errors import ConfigError, LightEvalUnavailable, RetryBudgetExhausted
-from evaljig_config._lighteval_import import LIGHTEVAL_STACK, lighteval_available
+from evaljig_config._lighteval_import import lighteval_available
 from evaljig_config._lighteval_runs import run_cli, run_python
 from evaljig_config._lighteval_setup import (
     StackProblem,
@@ -24,10 +24,18 @@ from evaljig_config._spec import (
     load_provider_spec,
     parse_provider_spec,
 )
+from evaljig_config._stack_bounds import (
+    LIGHTEVAL_STACK,
+    STACK_BOUNDS,
+    StackBound,
+    VersionMismatch,
+    check_stack_versions,
+)
 
 __all__ = [
     "LIGHTEVAL_MODEL_KEYS",
     "LIGHTEVAL_STACK",
+    "STACK_BOUNDS",
     "ConfigError",
     "GenerationParameters",
     "LightEvalConfigRenderer",
@@ -37,9 +45,12 @@ __all__ = [
     "ProviderSpec",
     "RetryBudgetExhausted",
     "RetryPolicy",
+    "StackBound",
     "StackProblem",
+    "VersionMismatch",
     "check_config_path",
     "check_lighteval_stack",
+    "check_stack_versions",
     "lighteval_available",
     "lighteval_run_env",
     "load_provider_spec",

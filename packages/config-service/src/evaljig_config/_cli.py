@@ -159,19 +159,28 @@ def _check() -> int:
     from evaljig_common import OFFLINE_ENV
     from evaljig_config._lighteval_import import INSTALL_HINT
     from evaljig_config._lighteval_setup import NOT_INSTALLED, STACK_MODULES, check_lighteval_stack
+    from evaljig_config._stack_bounds import check_stack_versions
 
-    with tempfile.TemporaryDirectory(prefix="evaljig-check-") as hf_home:
-        os.environ.update({**OFFLINE_ENV, "HF_HOME": hf_home})
+    mismatches = check_stack_versions()
+    # lighteval turns on litellm's disk cache at import, in the working directory: the check runs
+    # in a throw-away one, so it leaves no ./.litellm_cache behind
+    here = Path.cwd()
+    with tempfile.TemporaryDirectory(prefix="evaljig-check-") as scratch:
+        os.environ.update({**OFFLINE_ENV, "HF_HOME": str(Path(scratch) / "hf_home")})
+        os.chdir(scratch)
         try:
             problems = check_lighteval_stack()
         except ConfigError as exc:
             return _error(str(exc))
-    lines = [p.line() for p in problems if p.package != f"lighteval{NOT_INSTALLED}"]
-    if len(lines) < len(problems):  # every lighteval module: one line says how to install it
+        finally:
+            os.chdir(here)
+    lines = [m.line() for m in mismatches]
+    lines += [p.line(after_mismatch=bool(mismatches)) for p in problems if p.package != f"lighteval{NOT_INSTALLED}"]
+    if any(p.package == f"lighteval{NOT_INSTALLED}" for p in problems):  # one line says how to install it
         lines.append(_one_line(INSTALL_HINT))
     for line in lines:
         print(f"evaljig-config: lighteval stack check failed: {line}", file=sys.stderr)
-    if problems:
+    if lines:
         return 1
     return _print(f"lighteval stack ok: {len(STACK_MODULES)} modules a run reaches import offline\n")
 

@@ -7,13 +7,11 @@ import importlib.util
 from types import ModuleType
 
 from evaljig_config._errors import LightEvalUnavailable
+from evaljig_config._stack_bounds import LIGHTEVAL_STACK
 
-#: What the lighteval stack installs (ci/lighteval-requirements.txt holds the same lines): lighteval
-#: with its litellm extra, the torch it was tested with, and the upper bounds that keep it offline.
-LIGHTEVAL_STACK = ("torch==2.13.0", "lighteval[litellm]==0.13.0", "huggingface_hub<2", "xxhash<4")
 INSTALL_HINT = (
     "lighteval is not installed in this environment. Install the stack evaljig is tested with (torch's CPU "
-    "wheel comes from your configured index or find-links): pip install "
+    "wheel comes from your configured index or find-links): pip install 'evaljig[lighteval]', or pip install "
     + " ".join(f"'{requirement}'" for requirement in LIGHTEVAL_STACK)
     + "; then `evaljig-config lighteval check` says whether it can run offline. In evaljig's own repository "
     "`make lighteval` builds this stack in its own venv."

@@ -117,8 +117,12 @@ class StackProblem:
     error: str
     library: str | None
 
-    def line(self) -> str:
-        """One line: what failed, which package, which native library (when that is the cause)."""
+    def line(self, *, after_mismatch: bool = False) -> str:
+        """One line: what failed, which package, which native library (when that is the cause), the fix.
+
+        ``after_mismatch``: a version outside the tested range was reported first, and is the
+        likely cause, so the line points there instead of at a reinstall.
+        """
         if self.package.endswith(NOT_INSTALLED):
             return f"importing {self.module} ({self.why}): package {self.package}"
         if self.library:
@@ -129,8 +133,17 @@ class StackProblem:
             )
         else:
             cause = f"package {self.package} failed: {self.error}"
-            fix = "reinstall it or rebuild the stack"
+            fix = self._reinstall()
+        if after_mismatch:
+            fix = "fix the version reported above first (the likely cause), then run this check again"
         return f"importing {self.module} ({self.why}): {cause}; {fix}"
+
+    def _reinstall(self) -> str:
+        """The exact command that reinstalls the culprit, or where to look when no package owns it."""
+        name, _, version = self.package.partition(" ")
+        if not version:  # a module on PYTHONPATH or in the working directory, not an installed package
+            return f"{name} is no installed package: fix or remove it from sys.path"
+        return f"fix: pip install --force-reinstall '{name}=={version}'"
 
 
 def check_lighteval_stack(

@@ -1,6 +1,6 @@
 """``evaljig init``: scaffold the LightEval contract (LEV) tests into an existing repository.
 
-Writes (relative to ``--root``, default the current folder)::
+Writes (relative to ``PATH``, default the current folder, as ``git init PATH`` and ``uv init PATH`` take it)::
 
     backend/tests/lighteval/{conftest,lev_paths}.py                     shared fixtures and paths
     backend/tests/lighteval/test_{cli,python,replay}_contract.py        the LEV cases
@@ -75,7 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG, description="Scaffold LightEval contract tests (LEV-001..005) into an existing repository."
     )
-    parser.add_argument("--root", type=Path, default=Path(), help="the repository's root (default: here)")
+    parser.add_argument(
+        "path", nargs="?", type=Path, default=Path(), metavar="PATH",
+        help="the repository's root (default: here); created when missing, as git init and uv init do",
+    )  # fmt: skip
     parser.add_argument("--provider", default="fake-openai", help="the provider's name (fixtures/providers/NAME.json)")
     parser.add_argument("--model", default="openai/gpt-stub", help="the model, with litellm's openai/ prefix")
     parser.add_argument(
@@ -207,19 +210,27 @@ def _build(root: Path, echo: Any) -> int:
 
 
 def init_main(argv: Sequence[str] | None = None) -> int:
-    """``evaljig init [--provider NAME] [--model M] [--api-key-env VAR] [--dataset JSONL] [--force] [--no-build]``."""
+    """``evaljig init [PATH] [--provider NAME] [--model M] [--api-key-env VAR] [--dataset JSONL] [--force]``.
+
+    ``PATH`` is the repository's root, as ``git init PATH`` and ``uv init PATH`` take it.
+    """
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
+    if args.path.exists() and not args.path.is_dir():
+        print(f"{PROG}: {args.path}: exists and is not a folder; give the repository's root folder", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        args.path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"{PROG}: {args.path}: cannot create the folder: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAILED
     options = Options(
-        root=args.root.resolve(), provider=args.provider, model=args.model, api_key_env=args.api_key_env,
+        root=args.path.resolve(), provider=args.provider, model=args.model, api_key_env=args.api_key_env,
         dataset=args.dataset, force=args.force, build=not args.no_build,
     )  # fmt: skip
-    if not options.root.is_dir():
-        print(f"{PROG}: --root {args.root}: not a folder", file=sys.stderr)
-        return EXIT_USAGE
     try:
         return scaffold(options)
     except EvaljigFixturesError as exc:

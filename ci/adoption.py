@@ -1,0 +1,182 @@
+"""``nox -s adoption``: what a new team does, outside the checkout, with each installer a team uses.
+
+Both runs install ``evaljig[lighteval]`` from the wheels in ``dist/`` exactly as docs/project.md
+says, with **no constraints file**: the extra's own bounds (``evaljig_config.STACK_BOUNDS``) are
+all that keep the stack runnable, so a breaking upstream release inside them fails here, not at a
+team. Then each runs the stack check, ``evaljig init``, the scaffold's builder, the scaffolded LEV
+suite (the real lighteval) and the builder's ``--check``:
+
+- **pip**: ``python -m venv`` and ``pip install --find-links DIST 'evaljig[lighteval]'`` with this
+  machine's pip configuration, as a user's shell has it;
+- **uv**: a uv project whose ``pyproject.toml`` names the wheels' folder in ``[tool.uv]
+  find-links`` by a relative path (the portable form: the lock must hold no path of the project's
+  machine), ``uv add 'evaljig[lighteval]'``, and ``uv run`` for every command. uv does not read
+  pip's configuration, so this machine's pip sources (where its CPU torch is) are handed to uv as
+  its own ``UV_*`` variables, as a team sets its own index.
+
+Stdlib only: the noxfile loads it from the ``.tools`` venv, the tests from the workspace venv.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+#: What the team installs: the meta-package with the stack, and what the scaffolded suite uses.
+REQUIREMENTS = ("evaljig[lighteval]", "pytest-cov", "pytest-split")
+#: The team's provider, model and key variable, as ``evaljig init`` takes them.
+INIT_OPTIONS = ("--provider", "acme", "--model", "openai/acme-small", "--api-key-env", "ACME_TOKEN", "--no-build")
+BUILDER = "../scripts/testing/build_lighteval_fixture.py"
+LEV_SUITE = ("-m", "pytest", "-m", "lighteval", "--no-cov", "-p", "no:cacheprovider")
+#: The packages whose resolved versions the session prints for each installer.
+REPORTED = ("evaljig", "lighteval", "litellm", "openai", "torch", "transformers", "datasets", "huggingface-hub")
+WHEELS = "wheels"
+
+
+class Session(Protocol):
+    """What the adoption run needs of a ``nox.Session``."""
+
+    def run(self, *args: str, **kwargs: Any) -> Any: ...
+
+    def log(self, *args: Any, **kwargs: Any) -> None: ...
+
+    def chdir(self, dir: str | Path) -> Any: ...
+
+    def error(self, *args: Any) -> Any: ...
+
+
+def uv_source_env(settings: Mapping[str, Sequence[str]]) -> dict[str, str]:
+    """pip's package sources (``lighteval_stack.pip_settings``) as uv's variables: a team's own index settings.
+
+    ``unsafe-best-match`` lets ``torch==X`` be met by ``X+cpu`` from a find-links folder or a CPU
+    index rather than by the CUDA build on PyPI, as the stack venv does.
+    """
+    env = {"UV_INDEX_STRATEGY": "unsafe-best-match"}
+    if settings.get("index-url"):
+        env["UV_DEFAULT_INDEX"] = settings["index-url"][0]
+    if settings.get("extra-index-url"):
+        env["UV_INDEX"] = " ".join(settings["extra-index-url"])
+    if settings.get("find-links"):
+        env["UV_FIND_LINKS"] = ",".join(settings["find-links"])
+    return env
+
+
+def uv_project_toml(name: str, python: str) -> str:
+    """A team's ``pyproject.toml`` before ``uv add``: the wheels' folder as a project-relative find-links."""
+    return (
+        f'[project]\nname = "{name}"\nversion = "0.1.0"\nrequires-python = ">={python}"\ndependencies = []\n\n'
+        "[tool.uv]\n# evaljig's wheels until it is on PyPI; relative, so uv.lock stays portable\n"
+        f'find-links = ["{WHEELS}"]\n'
+    )
+
+
+def lock_problems(lock: str, private: Sequence[Path]) -> list[str]:
+    """Lines of ``uv.lock`` that name a path of this machine under ``private`` (the project, the checkout).
+
+    A lock holding ``/home/me/evaljig/dist`` breaks on every other machine; the portable form
+    records ``registry = "wheels"``.
+    """
+    roots = sorted({str(p) for p in private}, key=len, reverse=True)
+    found = []
+    for number, line in enumerate(lock.splitlines(), 1):
+        if any(root in line for root in roots):
+            found.append(f"uv.lock:{number}: {line.strip()[:160]}")
+    return found
+
+
+def resolved_versions(freeze: str, names: Sequence[str] = REPORTED) -> dict[str, str]:
+    """``name -> version`` from ``pip freeze``/``uv pip freeze`` output, for the packages in ``names``."""
+    wanted = {_normal(n) for n in names}
+    found: dict[str, str] = {}
+    for line in freeze.splitlines():
+        name, sep, version = line.partition("==")
+        if sep and _normal(name) in wanted:
+            found[_normal(name)] = version.strip()
+    return dict(sorted(found.items()))
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name.strip().lower())
+
+
+class Timings:
+    """Each step's wall time, printed at the end of the session."""
+
+    def __init__(self) -> None:
+        self.steps: list[tuple[str, float]] = []
+
+    def step(self, session: Session, name: str, cwd: Path, *args: str, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        with session.chdir(cwd):
+            out = session.run(*args, external=True, **kwargs)
+        self.steps.append((name, time.perf_counter() - started))
+        return out
+
+
+def adopt(
+    session: Session,
+    *,
+    installer: str,
+    work: Path,
+    dist: Path,
+    python: str,
+    env: Mapping[str, str | None],
+    uv_env: Mapping[str, str],
+    timings: Timings,
+    private: Sequence[Path],
+) -> dict[str, str]:
+    """One team's run with ``installer`` (``pip`` or ``uv``) in ``work``; returns the stack's resolved versions."""
+    repo = work / f"team-{installer}"
+    repo.mkdir(parents=True)
+    timings.step(session, f"{installer}: git init", work, "git", "init", "--quiet", str(repo))
+    if installer == "pip":
+        venv = repo / ".venv"
+        timings.step(session, "pip: venv", repo, python, "-m", "venv", str(venv))
+        bin_dir = venv / "bin"
+        timings.step(
+            session, "pip: install evaljig[lighteval]", repo, str(bin_dir / "python"), "-m", "pip", "install",
+            "--quiet", "--disable-pip-version-check", "--find-links", str(dist), *REQUIREMENTS,
+        )  # fmt: skip
+        timings.step(session, "pip: pip check", repo, str(bin_dir / "python"), "-m", "pip", "check")
+        run: Callable[..., list[str]] = lambda *args: [str(bin_dir / args[0]), *args[1:]]  # noqa: E731
+        team_env: dict[str, str | None] = {
+            **env,
+            "PATH": f"{bin_dir}:{env.get('PATH') or ''}",
+            "VIRTUAL_ENV": str(venv),
+        }
+        freeze_cmd = [str(bin_dir / "python"), "-m", "pip", "freeze"]
+    else:
+        wheels = repo / WHEELS
+        wheels.mkdir()
+        for wheel in sorted(dist.glob("*.whl")):
+            shutil.copy2(wheel, wheels / wheel.name)
+        (repo / "pyproject.toml").write_text(uv_project_toml("team-evals", "3.11"), encoding="utf-8")
+        # uv run uses the project's .venv; an outer VIRTUAL_ENV (nox's own) would only draw a warning
+        team_env = {**env, **uv_env, "UV_PYTHON": python, "UV_PYTHON_DOWNLOADS": "never", "VIRTUAL_ENV": None}
+        timings.step(
+            session, "uv: uv add evaljig[lighteval]", repo, "uv", "add", "--quiet", *REQUIREMENTS, env=team_env
+        )
+        problems = lock_problems((repo / "uv.lock").read_text(encoding="utf-8"), [*private, repo])
+        if problems:
+            session.error("uv.lock is not portable, it names paths of this machine:\n" + "\n".join(problems))
+        run = lambda *args: ["uv", "run", "--frozen", *args]  # noqa: E731
+        freeze_cmd = ["uv", "pip", "freeze", "--python", str(repo / ".venv" / "bin" / "python")]
+    timings.step(
+        session, f"{installer}: lighteval check", repo, *run("evaljig-config", "lighteval", "check"), env=team_env
+    )
+    if (repo / ".litellm_cache").exists():
+        session.error(f"{installer}: `evaljig-config lighteval check` left .litellm_cache/ in the working directory")
+    timings.step(
+        session, f"{installer}: evaljig init .", repo, *run("evaljig", "init", ".", *INIT_OPTIONS), env=team_env
+    )
+    backend = repo / "backend"
+    timings.step(session, f"{installer}: builder", backend, *run("python", BUILDER), env=team_env)
+    timings.step(session, f"{installer}: pytest -m lighteval", backend, *run("python", *LEV_SUITE), env=team_env)
+    timings.step(session, f"{installer}: builder --check", backend, *run("python", BUILDER, "--check"), env=team_env)
+    with session.chdir(repo):
+        freeze = session.run(*freeze_cmd, external=True, silent=True, env=team_env)
+    return resolved_versions(str(freeze))
