@@ -57,5 +57,5 @@ def test_a_data_case_run_under_xdist_becomes_a_schema_valid_case_json(pytester: 
     (metric,) = doc["metrics"]
     assert (metric["name"], metric["status"], metric["score"]) == ("echoed", "pass", 1.0)
     assert metric["reason"] == "saw café \ufffd"
-    assert metric["nodeid"] == "test_echo.py::TestEcho::test_metric[echo-1-echoed]"
+    assert metric["nodeid"] == "test_echo.py::TestEcho::test_case[echo-1]"
     assert doc["errors"] == []

@@ -1,5 +1,5 @@
-"""The tool-eval base class, run in an inner pytest session: once-per-class tool runs, patching, the
-recording contract, and pass / fail / skip / error semantics."""
+"""The tool-eval base class, run in an inner pytest session: one item and one tool run per (class, case),
+patching, the recording contract, and pass / fail / skip / error semantics."""
 # cases are declared as class attributes, pytest-class style
 
 from __future__ import annotations
@@ -145,37 +145,45 @@ def calls(pytester: pytest.Pytester) -> list[str]:
     return log.read_text().splitlines() if log.exists() else []
 
 
-def records(reprec: pytest.HookRecorder) -> dict[str, dict[str, Any]]:
-    """Call-phase records by test id (``Class::case-metric``), exactly as the items appended them."""
-    found: dict[str, dict[str, Any]] = {}
+def records(reprec: pytest.HookRecorder) -> dict[str, list[dict[str, Any]]]:
+    """Call-phase records by test id (``Class::test_case[case]``), one per metric, as the items appended them."""
+    found: dict[str, list[dict[str, Any]]] = {}
     for report in reprec.getreports("pytest_runtest_logreport"):
         if report.when != "call":
             continue
         entries = [value for key, value in report.user_properties if key == RECORD_KEY]
         if entries:
-            (found[report.nodeid.split("::", 1)[1]],) = entries
+            found[report.nodeid.split("::", 1)[1]] = entries
     return found
+
+
+def without_durations(found: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """The records minus each metric's measured ``duration_s`` (a time, so not golden)."""
+    for entries in found.values():
+        for record in entries:
+            assert type(record["duration_s"]) is float
+            assert record["duration_s"] >= 0
+    return {test: [{k: v for k, v in r.items() if k != "duration_s"} for r in rs] for test, rs in found.items()}
 
 
 def test_tool_runs_once_per_class_and_case(suite: pytest.Pytester) -> None:
     reprec = suite.inline_run("-k", "TestSync or TestAsync", *INNER_ARGS)
-    reprec.assertoutcome(passed=2 * 2 * 3)
+    reprec.assertoutcome(passed=2 * 2)
     assert calls(suite) == ["TestSync:one", "TestSync:two", "TestAsync:one", "TestAsync:two"]
 
 
-def test_items_are_one_per_case_and_metric_grouped_by_case(suite: pytest.Pytester) -> None:
+def test_items_are_one_per_case_recording_every_metric(suite: pytest.Pytester) -> None:
     reprec = suite.inline_run("-k", "TestSync", *INNER_ARGS)
-    assert [r.nodeid.split("::", 1)[1] for r in reprec.getreports("pytest_runtest_logreport") if r.when == "call"] == [
-        f"TestSync::test_metric[{case}-{metric}]"
-        for case in ("one", "two")
-        for metric in ("match", "async_match", "explodes")
-    ]
+    found = records(reprec)
+    assert list(found) == ["TestSync::test_case[one]", "TestSync::test_case[two]"]
+    for entries in found.values():
+        assert [r["metric"]["name"] for r in entries] == ["match", "async_match", "explodes"]
 
 
 def test_patches_are_active_for_the_class_and_restored_after(suite: pytest.Pytester) -> None:
     reprec = suite.inline_run("-k", "TestPatched or restored", *INNER_ARGS)
     reprec.assertoutcome(passed=3)
-    assert records(reprec)["TestPatched::test_metric[p2-patch_active]"]["inference"] == {
+    assert records(reprec)["TestPatched::test_case[p2]"][0]["inference"] == {
         "rows": [{"case": "p2"}, {"patched": True}]
     }
     assert calls(suite) == ["TestPatched:p1", "TestPatched:p2"]
@@ -186,37 +194,45 @@ def test_outcomes_follow_the_metric_status(suite: pytest.Pytester) -> None:
     calls_ = [r for r in reprec.getreports("pytest_runtest_logreport") if r.when == "call"]
     outcome = {r.nodeid.split("[")[1].rstrip("]"): r for r in calls_}
     status = {key: r.outcome for key, r in outcome.items()}
+    # fail if any metric failed, else pass if any passed (a skipped metric does not skip the case)
     assert status == {
-        "ok-match": "passed",
-        "ok-explodes": "passed",
-        "wrong-match": "failed",
-        "wrong-explodes": "passed",
-        "unscored-match": "skipped",
-        "unscored-explodes": "passed",
-        "broken-match": "failed",
-        "broken-explodes": "failed",
-        "metric_error-match": "passed",
-        "metric_error-explodes": "failed",
+        "ok": "passed",
+        "wrong": "failed",
+        "unscored": "passed",
+        "broken": "failed",
+        "metric_error": "failed",
     }
-    assert "match: 3 != 2" in str(outcome["wrong-match"].longrepr)
-    assert "match: no expected value" in str(outcome["unscored-match"].longrepr)
-    assert "tool raised: ValueError: tool exploded on broken" in str(outcome["broken-explodes"].longrepr)
-    assert "explodes: metric raised: KeyError: 'metric exploded'" in str(outcome["metric_error-explodes"].longrepr)
-    assert "other_tool-match" not in outcome  # filtered out by tool_id
+    assert str(outcome["wrong"].longrepr) == "case 'wrong': 1 of 2 metrics failed\n  match: 3 != 2"
+    assert str(outcome["broken"].longrepr).startswith(
+        "case 'broken': tool raised: ValueError: tool exploded on broken (every metric fails: match, explodes)"
+    )
+    assert str(outcome["metric_error"].longrepr).startswith(
+        "case 'metric_error': 1 of 2 metrics failed\n  explodes: metric raised: KeyError: 'metric exploded'"
+    )
+    assert "other_tool" not in outcome  # filtered out by tool_id
     assert calls(suite) == [f"TestOutcomes:{c}" for c in ("ok", "wrong", "unscored", "broken", "metric_error")]
+
+
+def test_a_case_whose_every_metric_skipped_is_skipped(suite: pytest.Pytester) -> None:
+    reprec = suite.inline_run("-k", "TestOtherTool", *INNER_ARGS)
+    ((report,),) = [[r for r in reprec.getreports("pytest_runtest_logreport") if r.when == "call"]]
+    assert report.outcome == "skipped"
+    assert report.longrepr[2] == "Skipped: match: no expected value"  # type: ignore[index]
 
 
 def test_records_follow_the_contract(suite: pytest.Pytester, golden: Any) -> None:
     reprec = suite.inline_run("-k", "TestOutcomes", *INNER_ARGS)
     found = records(reprec)
-    assert len(found) == 10  # every metric item records, whatever its outcome
-    for record in found.values():
-        assert list(record) == ["suite", "case_id", "case", "inference", "metric", "error", "error_source", "traceback"]
+    assert sum(map(len, found.values())) == 10  # every metric records, whatever its outcome
+    for record in (r for entries in found.values() for r in entries):
+        assert list(record) == [
+            "suite", "case_id", "case", "inference", "metric", "error", "error_source", "traceback", "duration_s"
+        ]  # fmt: skip
         assert json.loads(json.dumps(record)) == record  # plain JSON values only
         assert CaseRecord.model_validate(record).model_dump(mode="json") == record
         assert record["suite"] == "test_suite.py::TestOutcomes"
         assert record["case"] == EvalCase.model_validate(record["case"]).model_dump(mode="json")
-    assert golden == found
+    assert golden == without_durations(found)
 
 
 def test_duplicate_case_ids_and_metric_names_are_collection_errors(pytester: pytest.Pytester) -> None:
@@ -238,11 +254,16 @@ def test_duplicate_case_ids_and_metric_names_are_collection_errors(pytester: pyt
         class TestDupMetrics(ToolEval):
             cases = [case("a")]
             metrics = [M(), M()]
+
+        class TestNoMetrics(ToolEval):
+            cases = [case("a")]
         """
     )
     result = pytester.runpytest(*INNER_ARGS)
-    result.assert_outcomes(errors=2)
-    result.stdout.fnmatch_lines(["*duplicate case id 'a'*", "*metric names must be unique*"])
+    result.assert_outcomes(errors=3)
+    result.stdout.fnmatch_lines(
+        ["*duplicate case id 'a'*", "*metric names must be unique*", "*TestNoMetrics: no metrics*"]
+    )
 
 
 def test_run_case_and_run_tool_outside_pytest(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -283,13 +304,13 @@ def test_metrics_answering_under_one_name_both_fail(pytester: pytest.Pytester) -
         """
     )
     reprec = pytester.inline_run(*INNER_ARGS)
-    reprec.assertoutcome(failed=2)
-    found = records(reprec)
-    assert [(r["metric"]["name"], r["metric"]["status"]) for r in found.values()] == [
+    reprec.assertoutcome(failed=1)
+    (entries,) = records(reprec).values()
+    assert [(r["metric"]["name"], r["metric"]["status"]) for r in entries] == [
         ("strict", "fail"),
         ("lenient", "fail"),
     ]
-    assert found["TestNames::test_metric[c1-lenient]"]["error"] == (
+    assert entries[1]["error"] == (
         "ValueError: Lenient returned a MetricResult named 'accuracy', but the metric is named 'lenient' "
         "(use self.passed/failed/skipped, or MetricResult(name=self.name, ...))"
     )
@@ -310,7 +331,8 @@ def test_records_are_valid_utf8_whatever_the_tool_returned() -> None:
 def test_tool_and_metric_tracebacks_reach_the_record_and_the_tb_output(suite: pytest.Pytester) -> None:
     reprec = suite.inline_run("-k", "TestOutcomes", *INNER_ARGS)
     found = records(reprec)
-    tool = found["TestOutcomes::test_metric[broken-match]"]
+    tool, also = found["TestOutcomes::test_case[broken]"]
+    assert also["traceback"] == tool["traceback"]  # one tool run: the same traceback on every metric
     assert tool["error_source"] == "tool"
     assert tool["traceback"].splitlines()[-3:] == [
         '  File "test_suite.py", line 20, in echo',
@@ -320,7 +342,8 @@ def test_tool_and_metric_tracebacks_reach_the_record_and_the_tb_output(suite: py
     assert "evaljig_cases" not in tool["traceback"]  # only the user's frames
     calls_ = [r for r in reprec.getreports("pytest_runtest_logreport") if r.when == "call"]
     failed = {r.nodeid.split("[")[1].rstrip("]"): r for r in calls_}
-    assert 'raise KeyError("metric exploded")' in str(failed["metric_error-explodes"].longrepr)
+    assert 'raise KeyError("metric exploded")' in str(failed["metric_error"].longrepr)
+    assert str(failed["broken"].longrepr).count("Traceback (most recent call last)") == 1  # the tool's, once
 
 
 TYPO_SUITE = """

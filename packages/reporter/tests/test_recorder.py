@@ -54,6 +54,18 @@ def test_metrics_of_one_case_fold_into_one_valid_case_file(recorder: Recorder) -
     assert sorted(p.name for p in first.parent.iterdir()) == ["case.json", "plot.png", "rows.csv"]
 
 
+@pytest.mark.parametrize(
+    ("recorded", "kept"), [(0.25, 0.25), (0, 0.0), (None, 2.0), (-1.0, 2.0), (math.inf, 2.0), (True, 2.0), ("1", 2.0)]
+)
+def test_a_metric_takes_its_records_duration_when_it_gives_a_usable_one(
+    recorder: Recorder, recorded: object, kept: float
+) -> None:
+    """A tool-eval case scores every metric in one item: each record says how long its metric took."""
+    record = {**make_record("timed"), "duration_s": recorded}
+    (metric,) = load(recorder.add_record(record, nodeid="t.py::T::test_case[timed]", duration=2.0))["metrics"]
+    assert metric["duration_s"] == kept
+
+
 def test_malformed_base64_is_recorded_as_an_error_on_the_case(recorder: Recorder) -> None:
     bad = [{"name": "plot.png", "mime_type": "image/png", "base64": "%%% not base64 %%%"}]
     doc = load(recorder.add_record(make_record("broken", artifacts=bad)))

@@ -1,5 +1,6 @@
-"""Real ``pytest -n 2`` runs: xdist's own scheduler unless per-case scheduling is asked for; then one
-tool run per case, and crashes never lose a case."""
+"""Real ``pytest -n 2`` runs: xdist's own scheduler, one tool run per case, and crashes never lose a case.
+
+(Every ``--dist`` mode and pytest-split shards: packages/cases/tests/test_once_per_case.py.)"""
 
 from __future__ import annotations
 
@@ -74,45 +75,30 @@ def rows(index: Path) -> dict[str, dict[str, Any]]:
 
 
 XDIST_N2 = ("-p", "xdist", "-n", "2", "-p", "no:cacheprovider", "-p", "no:randomly")
-BY_CASE = "--evaljig-schedule-by-case"
 
 
 def test_an_unrelated_suite_under_n2_is_scheduled_by_xdists_own_scheduler(pytester: pytest.Pytester) -> None:
-    """Installing the reporter changes nothing for a project that did not ask for per-case scheduling."""
+    """Installing the reporter changes nothing in how a suite without eval cases is scheduled."""
     pytester.makepyfile(
         test_plain="import pytest\n\n@pytest.mark.parametrize('n', range(6))\ndef test_n(n):\n    pass\n"
     )
     result = pytester.runpytest_subprocess(*XDIST_N2, "-v")
     result.assert_outcomes(passed=6)
     result.stdout.fnmatch_lines(["scheduling tests via LoadScheduling"])
-    result.stdout.no_fnmatch_line("*CaseScheduling*")
-    result.stdout.no_fnmatch_line("*evaljig-report: * eval case(s)*")  # no eval cases, nothing to say
+    result.stdout.no_fnmatch_line("*evaljig-report: * eval case(s)*")
 
 
-def test_a_tool_eval_suite_without_the_option_keeps_xdists_scheduler_and_says_so(suite: pytest.Pytester) -> None:
+def test_the_removed_schedule_option_is_unknown(pytester: pytest.Pytester) -> None:
+    """No opt-in is needed any more: a case is one item, so xdist cannot divide it."""
+    result = pytester.runpytest_subprocess("--evaljig-schedule-by-case", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*unrecognized arguments: --evaljig-schedule-by-case*"])
+
+
+def test_n2_runs_each_case_once_on_one_worker_and_spreads_cases(suite: pytest.Pytester) -> None:
     result = suite.runpytest_subprocess(*XDIST_N2, "-v")
-    result.assert_outcomes(passed=36)
-    result.stdout.fnmatch_lines(
-        [
-            "scheduling tests via LoadScheduling",
-            "evaljig-report: 12 eval case(s) have several items that --dist load may run on different workers,*"
-            "add --evaljig-schedule-by-case*",
-        ]
-    )
-
-
-def test_the_ini_option_turns_case_scheduling_on(suite: pytest.Pytester) -> None:
-    suite.makeini("[pytest]\nevaljig_schedule_by_case = true\n")
-    result = suite.runpytest_subprocess(*XDIST_N2, "-v")
-    result.assert_outcomes(passed=36)
-    result.stdout.fnmatch_lines(["scheduling tests via CaseScheduling"])
-    result.stdout.no_fnmatch_line("*eval case(s) have several items*")
-    assert sorted(Counter(case for case, _ in tool_runs(suite)).values()) == [1] * 12
-
-
-def test_by_case_n2_runs_each_case_once_on_one_worker_and_spreads_cases(suite: pytest.Pytester) -> None:
-    result = suite.runpytest_subprocess(*XDIST_N2, BY_CASE)
-    result.assert_outcomes(passed=36)
+    result.assert_outcomes(passed=12)
+    result.stdout.fnmatch_lines(["scheduling tests via LoadScheduling"])
     runs = tool_runs(suite)
     assert sorted(Counter(case for case, _ in runs).values()) == [1] * 12  # one tool run per case
     assert {worker for _, worker in runs} == {"gw0", "gw1"}  # and the cases still spread over both workers
@@ -121,11 +107,11 @@ def test_by_case_n2_runs_each_case_once_on_one_worker_and_spreads_cases(suite: p
     assert all(len(d["metrics"]) == 3 for d in docs)
 
 
-def test_by_case_a_worker_crash_mid_case_is_an_error_naming_the_worker_and_no_case_is_lost(
+def test_a_worker_crash_mid_case_is_an_error_naming_the_worker_and_no_case_is_lost(
     suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CRASH_CASE", "city-03")
-    result = suite.runpytest_subprocess(*XDIST_N2, BY_CASE)
+    result = suite.runpytest_subprocess(*XDIST_N2)
     result.stdout.fnmatch_lines(["*crashed while running*city-03*"])
     crashed_runs = [w for case, w in tool_runs(suite) if case == "city-03"]
     assert len(crashed_runs) == 1  # the crashing case is not handed to the next worker
@@ -137,7 +123,7 @@ def test_by_case_a_worker_crash_mid_case_is_an_error_naming_the_worker_and_no_ca
     assert crash.status == "error"
     assert crash.errors == [
         f"worker {crashed_runs[0]} crashed while running test_weather.py::TestWeather::"
-        "test_metric[city-03-ran] (the case did not finish)"
+        "test_case[city-03] (the case did not finish)"
     ]
     assert {r.status for cid, r in by_id.items() if cid != "city-03"} == {"pass"}
     assert [p.problem for p in merged.problems] == ["worker folder without index.json: it crashed or was killed"]

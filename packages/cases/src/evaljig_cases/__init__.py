@@ -16,7 +16,8 @@ from evaljig_cases._errors import CaseLoadError, DuplicateCaseError
 from evaljig_cases._eval_case import EvalCase, FunctionCall, Records
 from evaljig_cases._loading import load_case_file, load_cases
 from evaljig_cases._metrics import Inference, Metric, MetricResult, MetricStatus
-from evaljig_cases._tool_eval import ToolEval, evaluate_and_record
+from evaljig_cases._scoring import evaluate_and_record
+from evaljig_cases._tool_eval import ToolEval
 from evaljig_cases._tool_run import ToolRun, run_tool
 from evaljig_common import RECORD_KEY
 

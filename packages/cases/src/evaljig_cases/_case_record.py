@@ -1,7 +1,8 @@
-"""The recording contract with the reporter: one ``CaseRecord`` per metric item, in ``item.user_properties``.
+"""The recording contract with the reporter: one ``CaseRecord`` per metric, in the case item's ``user_properties``.
 
-Each metric item appends ``(RECORD_KEY, record)`` where ``record`` is ``CaseRecord.model_dump(mode="json")``:
-plain JSON values only, so it survives xdist's report serialization and junitxml unchanged.
+A case's item appends, for each metric, ``(RECORD_KEY, record)`` where ``record`` is
+``CaseRecord.model_dump(mode="json")``: plain JSON values only, so it survives xdist's report
+serialization and junitxml unchanged.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from evaljig_common import RECORD_KEY, valid_text
 
 
 class CaseRecord(BaseModel):
-    """What one metric item reports: which suite and case, what the tool returned, how the metric judged it."""
+    """What one metric of a case reports: which suite and case, what the tool returned, how the metric judged it."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -33,6 +34,8 @@ class CaseRecord(BaseModel):
     """Which one raised: a tool error is the same for every metric of the case (reports show it once)."""
     traceback: str | None = None
     """The user frames of that exception (file, line, code; no local variables)."""
+    duration_s: float | None = None
+    """How long the metric took to score: every metric of a case shares one item, so its duration is not theirs."""
 
     def to_property(self) -> tuple[str, dict[str, Any]]:
         """The ``(key, value)`` pair appended to ``item.user_properties``."""

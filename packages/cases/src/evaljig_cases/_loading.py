@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import json
 from collections.abc import Hashable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -13,6 +11,7 @@ from pydantic import ValidationError
 
 from evaljig_cases._errors import CaseLoadError, DuplicateCaseError, describe_validation_error
 from evaljig_cases._eval_case import EvalCase
+from evaljig_common import StrictJSONError, loads_strict
 
 CASE_SUFFIXES = (".json", ".yaml", ".yml")
 MAX_DEPTH = 100
@@ -170,42 +169,12 @@ def check_alias_expansion(root: yaml.Node, limit: int = MAX_ALIAS_EXPANSION) -> 
             stack.extend((child, False) for child in _children(node))
 
 
-def _unique_json_object(file: Path, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``json`` keeps the last of two equal keys silently; a case file with one is a mistake."""
-    obj: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in obj:
-            raise CaseLoadError(f"{file}: invalid JSON: duplicate key {key!r}", path=file)
-        obj[key] = value
-    return obj
-
-
-def _too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
-    """Whether ``value`` nests lists and objects more than ``limit`` levels deep (iterative: no recursion)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
-        for child in children:
-            if isinstance(child, dict | list):
-                if depth + 1 > limit:
-                    return True
-                stack.append((child, depth + 1))
-    return False
-
-
 def _parse(file: Path, text: str) -> Any:
     if file.suffix.lower() == ".json":
-        try:
-            value = json.loads(text, object_pairs_hook=functools.partial(_unique_json_object, file))
-            deep = _too_deep(value)
-        except json.JSONDecodeError as exc:
-            raise CaseLoadError(f"{file}: invalid JSON at line {exc.lineno}: {exc.msg}", path=file) from exc
-        except RecursionError:  # the C decoder gives up near 1,000 levels
-            deep = True
-        if deep:
-            raise CaseLoadError(f"{file}: invalid JSON: nested deeper than {MAX_DEPTH} levels", path=file)
-        return value
+        try:  # the shared strict reader: a repeated key is refused, nesting bounded like YAML's
+            return loads_strict(text, max_depth=MAX_DEPTH)
+        except StrictJSONError as exc:
+            raise CaseLoadError(f"{file}: invalid JSON{exc.where}: {exc.reason}", path=file) from exc
     try:
         return yaml.load(text, Loader=CaseFileLoader)
     except yaml.YAMLError as exc:

@@ -22,7 +22,7 @@ Tool = Callable[[EvalCase], ToolOutput | Awaitable[ToolOutput]]
 
 @dataclass(frozen=True)
 class ToolRun:
-    """The single run of a tool on a case, shared by every metric item of that case."""
+    """The single run of a tool on a case, shared by every metric of that case."""
 
     case: EvalCase
     inference: dict[str, Any] | None

@@ -13,18 +13,22 @@ from evaljig_common._atomic import (
 )
 from evaljig_common._cli import one_line_errors
 from evaljig_common._errors import EvaljigError
+from evaljig_common._json import MAX_JSON_DEPTH, StrictJSONError, loads_strict
 from evaljig_common._offline import OFFLINE_ENV
 from evaljig_common._records import RECORD_KEY, valid_text
 from evaljig_common._runid import claim_run, explicit_run_id, run_id, safe_segment
 
 __all__ = [
+    "MAX_JSON_DEPTH",
     "OFFLINE_ENV",
     "RECORD_KEY",
     "TMP_SUFFIX",
     "EvaljigError",
+    "StrictJSONError",
     "claim_run",
     "exchange_paths",
     "explicit_run_id",
+    "loads_strict",
     "one_line_errors",
     "open_atomic",
     "open_atomic_binary",

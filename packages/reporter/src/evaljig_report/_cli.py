@@ -10,9 +10,9 @@ from pathlib import Path
 
 import orjson
 
-from evaljig_common import one_line_errors, write_bytes_atomic
+from evaljig_common import StrictJSONError, loads_strict, one_line_errors, write_bytes_atomic
 from evaljig_report._compare import CompareError, changes_json, check_tolerance, diff, load_outcomes, render_markdown
-from evaljig_report._discover import MAX_CASE_BYTES, Collected, Problem, iter_cases
+from evaljig_report._discover import MAX_CASE_BYTES, MAX_CASE_DEPTH, Collected, Problem, iter_cases
 from evaljig_report._layout import MERGED_DIR
 from evaljig_report._merge import generated_at, merge
 from evaljig_report._publish import MergeError
@@ -165,8 +165,8 @@ def _validate(paths: list[Path], max_bytes: int) -> int:
             continue
         checked += 1
         try:
-            errors = schema_errors(orjson.loads(item.data))
-        except orjson.JSONDecodeError as exc:
+            errors = schema_errors(loads_strict(item.data, max_depth=MAX_CASE_DEPTH))
+        except StrictJSONError as exc:
             errors = [f"not valid JSON: {exc}"]
         bad += bool(errors)
         if errors:  # one line per file: the first violation, and how many more

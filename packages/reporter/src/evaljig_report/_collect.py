@@ -7,6 +7,11 @@ with the same content (a shard folder given twice), it is merged once; split acr
 outcomes is a conflict, listed as a problem, and the worst outcome is kept. The result does not
 depend on the input order.
 
+A case's status is derived from its metrics and errors (``case_status``), never taken from the file:
+a file whose stated ``status`` disagrees is merged with the derived one and listed as a problem.
+Case files are read by the strict JSON reader (evaljig-common's ``loads_strict``): a repeated key
+or nesting deeper than ``MAX_CASE_DEPTH`` makes the file a problem, never a failed merge.
+
 Nothing collected goes missing: a case a worker listed in its ``collected.json`` but nobody
 recorded becomes an ``error`` row saying why (a worker or the session died, or the session
 stopped early), and worker or session folders without their ``index.json`` are problems.
@@ -22,7 +27,8 @@ from pathlib import Path
 
 import orjson
 
-from evaljig_report._discover import MAX_CASE_BYTES, Collected, Found, Problem, iter_cases
+from evaljig_common import StrictJSONError, loads_strict
+from evaljig_report._discover import MAX_CASE_BYTES, MAX_CASE_DEPTH, Collected, Found, Problem, iter_cases
 from evaljig_report._layout import HTML_FILE, INDEX_FILE, SUMMARY_FILE, display_path
 from evaljig_report._rows import CaseRow, status_counts
 from evaljig_report._schema import schema_errors
@@ -158,10 +164,9 @@ def _conflicts(row: CaseRow) -> list[Problem]:
 
 def _row(found: Found, problems: list[Problem], validate: bool, runs: set[str]) -> CaseRow | None:
     try:
-        doc = orjson.loads(found.data)
-    except orjson.JSONDecodeError:
-        what = "not valid JSON (truncated or corrupt)" if found.data.strip() else "empty file"
-        problems.append(Problem(display_path(found.path), what))
+        doc = loads_strict(found.data, max_depth=MAX_CASE_DEPTH)
+    except StrictJSONError as exc:
+        problems.append(Problem(display_path(found.path), _unreadable(found.data, exc)))
         return None
     try:
         row = CaseRow.from_doc(doc, found.path)
@@ -170,10 +175,33 @@ def _row(found: Found, problems: list[Problem], validate: bool, runs: set[str]) 
     except ValueError as exc:
         problems.append(Problem(display_path(found.path), f"does not match the case schema: {exc}"))
         return None
+    stated = doc.get("status")
+    if stated != row.status:
+        problems.append(
+            Problem(
+                display_path(found.path),
+                f"stated status {_short_repr(stated)} disagrees with its metrics and errors, which make it "
+                f"{row.status!r}: merged as {row.status!r}",
+            )
+        )
     parts = [doc["source"].get(k) for k in ("run", "session", "worker")]
     if all(type(p) is str for p in parts):
         runs.add("/".join(parts))
     return row
+
+
+def _unreadable(data: bytes, exc: StrictJSONError) -> str:
+    """Why a case file's bytes are not a usable JSON document."""
+    if not data.strip():
+        return "empty file"
+    if exc.line is not None:  # the parser stopped part way: a cut-off write or a corrupted file
+        return "not valid JSON (truncated or corrupt)"
+    return f"not valid JSON: {exc.reason}"
+
+
+def _short_repr(value: object, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @dataclass

@@ -8,7 +8,6 @@ collected with what was recorded, so a case is never silently missing.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -101,11 +100,6 @@ class CollectedCases:
         if nodeid not in self._by_nodeid and worker is not None:
             self.load(worker)
         return self._by_nodeid.get(nodeid)
-
-    def several_item_cases(self) -> list[CollectedKey]:
-        """The eval cases read so far that have more than one item (a tool-eval case with several metrics)."""
-        counts = Counter(key for key in self._by_nodeid.values() if key[2] == "eval")
-        return sorted(key for key, count in counts.items() if count > 1)
 
     def of(self, nodeid: str, worker: str) -> CollectedKey:
         """The case of ``nodeid``; an unknown item is a case of kind ``pytest`` named after it."""

@@ -25,8 +25,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
-import orjson
-
+from evaljig_common import StrictJSONError, loads_strict
+from evaljig_report._discover import MAX_CASE_DEPTH
 from evaljig_report._rows import CaseRow, outcome_of
 from evaljig_report._schema import ARTIFACT_FILE
 
@@ -49,8 +49,8 @@ class NotRegularFileError(OSError):
 
 def _load(path: str) -> dict[str, Any] | None:
     try:
-        doc = orjson.loads(Path(path).read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+        doc = loads_strict(Path(path).read_bytes(), max_depth=MAX_CASE_DEPTH)
+    except (OSError, StrictJSONError):  # changed since the merge read it: the drill-down shows the row alone
         return None
     return doc if isinstance(doc, dict) else None
 

@@ -1,8 +1,10 @@
 """Find every ``case.json`` under the merge inputs, one at a time, without following symlinks.
 
 A folder holding ``case.json`` is a case (its other files are artifacts); any other folder is
-walked. A worker folder's ``collected.json`` (what the worker collected) is found too, so a
-merge can tell which collected cases were never recorded. Each folder is listed once. What a
+walked, depth first with an explicit stack: a shard tree thousands of folders deep is walked to
+the bottom (or listed as a problem where the system refuses the path), never a
+``RecursionError``. A worker folder's ``collected.json`` (what the worker collected) is found too,
+so a merge can tell which collected cases were never recorded. Each folder is listed once. What a
 merge must not read is reported, never opened: leftover temporary files (partial writes),
 symbolic links, and anything that is not a regular file or a folder (a FIFO would block the
 merge forever). Files that cannot be read are reported too.
@@ -25,6 +27,9 @@ _READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW
 _CHUNK = 1 << 16
 #: Case files larger than this are listed as problems without being read (``--max-case-bytes``).
 MAX_CASE_BYTES = 16 * 1024 * 1024
+#: Case files nested deeper than this are problems: the report's own JSON (orjson stops at 255 levels)
+#: wraps a case's values a few levels deeper, and nothing downstream may be the one to give up.
+MAX_CASE_DEPTH = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,14 +141,23 @@ def _collected(entry: os.DirEntry[str], entries: list[os.DirEntry[str]], limit: 
     return Collected(found.path, found.data, finished=any(e.name == INDEX_FILE for e in entries))
 
 
-def _walk(folder: str, skip: frozenset[str], limit: int) -> Iterator[Found | Problem | Collected]:
-    """``folder`` and everything below it; each folder is listed once, a case folder is not walked further."""
-    entries = _list(folder)
-    if isinstance(entries, Problem):
-        yield entries
-    elif (case := _case_entry(entries)) is not None:
-        yield from _case_folder(case, entries, limit)
-    else:
+def _walk(top: str, skip: frozenset[str], limit: int) -> Iterator[Found | Problem | Collected]:
+    """``top`` and everything below it, depth first, folders in name order; each folder is listed once,
+    and a case folder is not walked further (a folder's own files come before its subfolders').
+
+    The pending folders are an explicit stack, so the depth of the tree costs memory, not Python
+    stack frames. Callers sort what they collect, so nothing depends on this order beyond stability.
+    """
+    stack = [top]
+    while stack:
+        entries = _list(stack.pop())
+        if isinstance(entries, Problem):
+            yield entries
+            continue
+        if (case := _case_entry(entries)) is not None:
+            yield from _case_folder(case, entries, limit)
+            continue
+        below: list[str] = []
         for entry in sorted(entries, key=lambda e: e.name):
             if entry.path in skip:
                 continue
@@ -152,7 +166,8 @@ def _walk(folder: str, skip: frozenset[str], limit: int) -> Iterator[Found | Pro
             elif entry.name == COLLECTED_FILE and entry.is_file(follow_symlinks=False):
                 yield _collected(entry, entries, limit)
             elif entry.is_dir(follow_symlinks=False):
-                yield from _walk(entry.path, skip, limit)
+                below.append(entry.path)
+        stack.extend(reversed(below))
 
 
 def iter_cases(

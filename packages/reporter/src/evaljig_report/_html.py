@@ -62,9 +62,18 @@ def page_shell(script: bytes) -> bytes:
 
 
 def _block(fh: IO[bytes], block_id: str, value: Any) -> None:
-    fh.write(f'<script type="application/json" id="{block_id}">'.encode())
-    fh.write(_script_json(value))
-    fh.write(b"</script>\n")
+    data = value if isinstance(value, bytes) else _script_json(value)
+    fh.write(f'<script type="application/json" id="{block_id}">'.encode() + data + b"</script>\n")
+
+
+def _detail_json(row: CaseRow, rel_paths: list[str]) -> bytes:
+    """The drill-down of ``row`` as script-safe JSON; one orjson cannot write (nested past its 255 levels,
+    e.g. a case file rewritten since the merge read it) becomes the row alone, never a failed merge."""
+    try:
+        return _script_json(case_detail(row, rel_paths))
+    except orjson.JSONEncodeError:
+        note = "the case file is nested too deeply to embed: open it beside the report"
+        return _script_json({"paths": rel_paths, "metrics": [], "artifacts": [], "errors": [*row.errors, note]})
 
 
 def failures_first(rows: list[CaseRow]) -> list[CaseRow]:
@@ -139,5 +148,5 @@ def write_html(path: Path, result: MergeResult, stats: MetricStats, generated: s
         for n, row in enumerate(rows):
             if embed_all or (row.status != "pass" and embedded < MAX_DETAILS):
                 embedded += 1
-                _block(fh, f"d{n}", case_detail(row, [rel(p) for p in row.paths]))
+                _block(fh, f"d{n}", _detail_json(row, [rel(p) for p in row.paths]))
         fh.write(b"<script>" + script + b"</script>\n</body>\n</html>\n")

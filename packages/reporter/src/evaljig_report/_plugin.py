@@ -5,11 +5,9 @@ folds the records of a case into ``<root>/<run>/<session>/<worker>/<case>/case.j
 they arrive and writes its worker index at the end; the xdist controller (or a run without
 xdist) writes the session index. Before running anything each worker writes the cases it
 collected (``collected.json``), and the controller records an item whose worker died as an
-``error`` case, so a merge can list every case that never finished. With
-``--evaljig-schedule-by-case`` (or the ini option ``evaljig_schedule_by_case``) the items of one
-case are scheduled on one worker under ``-n`` (``_scheduling``); without it xdist schedules as it
-always does, so installing the plugin changes nothing for a project that did not ask, and a run
-whose eval cases ``--dist load`` may split gets one line saying so.
+``error`` case, so a merge can list every case that never finished. Scheduling is xdist's
+own: a ``ToolEval`` case is one item (evaljig-cases), so no ``--dist`` mode divides it, and
+installing the plugin changes how nobody's tests are scheduled.
 Plain tests are recorded only with ``--evaljig-all-tests``
 (or ``EVALJIG_ALL_TESTS=1``), so by default a test without the contract costs no file I/O.
 """
@@ -34,10 +32,6 @@ from evaljig_report._recorder import Recorder, record_case_key, split_nodeid, wr
 RUN_KEY = "evaljig_run"
 _MAX_REASON = 2000
 _TRUTHY = {"1", "true", "yes", "on"}
-#: The ini option (``[tool.pytest.ini_options]``) that turns on per-case scheduling under ``--dist load``.
-SCHEDULE_BY_CASE_INI = "evaljig_schedule_by_case"
-#: xdist modes that may put the items of one case on different workers.
-_SPLITTING_DIST = {"load", "worksteal"}
 #: xdist's ``--dist loadgroup`` suffix (``nodeid@group``), never part of a test's identity in reports.
 _GROUP_SUFFIX = re.compile(r"@[^/\[\]:]*$")
 
@@ -58,19 +52,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "(default: off unless $EVALJIG_ALL_TESTS=1)",
     )
     group.addoption("--evaljig-no-report", action="store_true", default=False, help="write no evaljig reports")
-    group.addoption(
-        "--evaljig-schedule-by-case",
-        action="store_true",
-        default=False,
-        help="under -n (--dist load) run all items of one eval case on one worker, so its tool runs once "
-        f"(default: off unless the ini option {SCHEDULE_BY_CASE_INI} is true)",
-    )
-    parser.addini(
-        SCHEDULE_BY_CASE_INI,
-        type="bool",
-        default=False,
-        help="under -n (--dist load) run all items of one eval case on one worker (as --evaljig-schedule-by-case)",
-    )
 
 
 #: Markers the tool-eval proposal puts on eval classes; registered so ``--strict-markers`` accepts them.
@@ -102,11 +83,6 @@ def _xdist_controller(config: pytest.Config) -> bool:
         and getattr(option, "dist", "no") != "no"
         and bool(getattr(option, "tx", None))
     )
-
-
-def schedule_by_case(config: pytest.Config) -> bool:
-    """Per-case scheduling asked for, by the command line or the project's ini."""
-    return bool(config.getoption("evaljig_schedule_by_case")) or bool(config.getini(SCHEDULE_BY_CASE_INI))
 
 
 def _reason(report: pytest.TestReport) -> str:
@@ -148,10 +124,6 @@ class ReportPlugin:
         self.collected = False
         self.cases = CollectedCases(self.layout.session_dir)
         self.crashes = Recorder(dataclasses.replace(self.layout, worker=CONTROLLER_WORKER))
-        self.by_case = schedule_by_case(config)
-        self.dist = str(getattr(config.option, "dist", "no"))
-        #: Eval cases ``--dist load`` may split over workers (grouping off): said once at the end.
-        self.split_cases = 0
 
     def _claim(self) -> None:
         """Fix the run id once something will be written: a timestamp id gets a folder of its own."""
@@ -168,30 +140,6 @@ class ReportPlugin:
         """xdist controller: every worker writes under the controller's run id."""
         self._claim()
         node.workerinput[RUN_KEY] = self.layout.run
-
-    @pytest.hookimpl(optionalhook=True, tryfirst=True)
-    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
-        """Asked for (``--evaljig-schedule-by-case``): ``--dist load`` becomes one work unit per case.
-
-        Otherwise, and for every other mode, xdist's own scheduler: installing the plugin must not
-        change how someone else's tests are scheduled.
-        """
-        if config.getvalue("dist") != "load" or not self.by_case:
-            return None
-        from evaljig_report._scheduling import CaseScheduling  # xdist is optional
-
-        return CaseScheduling(config, log, self.cases)
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_xdist_node_collection_finished(self, node: Any, ids: Any) -> None:
-        """xdist controller: count the eval cases whose items xdist may spread over workers (grouping off)."""
-        if self.by_case or self.dist not in _SPLITTING_DIST:
-            return
-        try:
-            self.cases.load(str(node.gateway.id))
-            self.split_cases = len(self.cases.several_item_cases())
-        except Exception as exc:
-            self.failures.append(f"collected cases: {type(exc).__name__}: {exc}")
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: Any) -> None:
@@ -313,13 +261,6 @@ class ReportPlugin:
             self.failures.append(f"index: {type(exc).__name__}: {exc}")
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.split_cases:
-            terminalreporter.write_line(
-                f"evaljig-report: {self.split_cases} eval case(s) have several items that --dist {self.dist} may run "
-                "on different workers, each running the tool again; add --evaljig-schedule-by-case "
-                f"(or {SCHEDULE_BY_CASE_INI} = true in the ini) to keep each case on one worker",
-                yellow=True,
-            )
         if self.session_index is not None:
             terminalreporter.write_line(f"evaljig-report: session index {self.session_index}")
         for failure in self.failures:

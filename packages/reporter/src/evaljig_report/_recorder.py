@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -33,6 +34,16 @@ def record_case_key(record: object, nodeid: str) -> tuple[str, str]:
     suite = str(fields["suite"]) if isinstance(fields.get("suite"), str) else default_suite
     case_id = fields.get("case_id")
     return suite, case_id if isinstance(case_id, str) and case_id else default_id or "case"
+
+
+def metric_duration(recorded: object, item_duration: float) -> float:
+    """The record's own ``duration_s`` when it is a usable number, else the item's call duration.
+
+    A ``ToolEval`` case scores every metric in one item, so each record says how long its metric took.
+    """
+    if type(recorded) in (int, float) and math.isfinite(cast(float, recorded)) and cast(float, recorded) >= 0:
+        return float(cast(float, recorded))
+    return max(0.0, float(item_duration))
 
 
 class Recorder:
@@ -91,7 +102,8 @@ class Recorder:
             if isinstance(fields.get("traceback"), str) and fields["traceback"]:
                 where = "tool" if from_tool else f"metric:{metric['name']}"
                 state.add_traceback(where, str(error), fields["traceback"])
-        metric.update(nodeid=nodeid, duration_s=max(0.0, float(duration)), error=str(error) if error else None)
+        duration = metric_duration(fields.get("duration_s"), duration)
+        metric.update(nodeid=nodeid, duration_s=duration, error=str(error) if error else None)
         state.add_metric(metric)
 
     def add_plain(
