@@ -38,8 +38,8 @@ PLAIN = {"model": "gpt-x", "messages": [{"role": "user", "content": "hello"}]}
 
 
 def _ask(base_url: str, content: str) -> str:
-    answer = httpx.post(f"{base_url}/chat/completions", json={**PLAIN, "messages": [{"role": "user", "content": content}]},
-                        timeout=30)  # fmt: skip
+    request = {**PLAIN, "messages": [{"role": "user", "content": content}]}
+    answer = httpx.post(f"{base_url}/chat/completions", json=request, timeout=30)
     assert answer.status_code == 200, answer.text
     return str(answer.json()["choices"][0]["message"]["content"])
 
@@ -142,8 +142,8 @@ class _Gated:
                     break
             await asyncio.sleep(0.002)
         message = {"role": "assistant", "content": f"answer-{n}"}
-        body = json.dumps({"id": "x", "object": "chat.completion", "created": 1, "model": "gpt-x",
-                           "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}).encode()  # fmt: skip
+        choice = {"index": 0, "message": message, "finish_reason": "stop"}
+        body = json.dumps({"id": "x", "object": "chat.completion", "model": "gpt-x", "choices": [choice]}).encode()
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
         await send({"type": "http.response.body", "body": body})
 
@@ -192,8 +192,8 @@ def test_identical_concurrent_misses_replay_in_the_order_clients_got_them(
 
 
 def _seed_other(cassette: Path) -> None:
-    answer = json.dumps({"id": "x", "object": "chat.completion", "created": 1, "model": "gpt-x", "choices": [
-        {"index": 0, "message": {"role": "assistant", "content": "other"}, "finish_reason": "stop"}]}, indent=2)  # fmt: skip
+    choice = {"index": 0, "message": {"role": "assistant", "content": "other"}, "finish_reason": "stop"}
+    answer = json.dumps({"id": "x", "object": "chat.completion", "model": "gpt-x", "choices": [choice]}, indent=2)
     request = json.dumps({**PLAIN, "messages": [{"role": "user", "content": "other"}]}, indent=2)
     write_cassette(cassette, [Exchange("POST", "/v1/chat/completions", request, 200,
                                        (("content-type", "application/json"),), answer, "OK")])  # fmt: skip
