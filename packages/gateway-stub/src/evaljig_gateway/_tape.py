@@ -77,7 +77,7 @@ class Tape:
             write_items(self.path, items, secrets=self.recorder.secrets(), max_bytes=self.max_bytes)
             self.identity = _identity(self.path)
         self.recorder.recorded.clear()
-        self.base = items if self.replayer is not None else []
+        self.base = items  # a later stop of this gateway (started again) keeps what this one wrote
         self.written = len(new)
         return len(new)
 
