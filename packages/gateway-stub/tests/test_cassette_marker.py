@@ -51,7 +51,7 @@ def test_each_test_starts_rewound_with_fresh_attempts(gateway: Gateway) -> None:
 @pytest.mark.evaljig_cassette("cassettes/multiple_choice.yaml")
 def test_a_question_not_recorded_is_a_miss(gateway: Gateway) -> None:
     client = openai.OpenAI(base_url=gateway.base_url, api_key="sk-none", max_retries=0)
-    with pytest.raises(openai.NotFoundError, match="No recorded answer"):
+    with pytest.raises(openai.NotFoundError, match="Cassette miss: "):
         _ask(client, "Which metal is liquid?")
 
 

@@ -181,12 +181,15 @@ def test_a_miss_names_the_closest_recording_with_a_diff_and_is_journaled(
         assert error["code"] == "cassette_miss"
         assert error["type"] == "invalid_request_error"
         message = error["message"]
-        assert "Closest recorded request: POST /v1/chat/completions" in message
-        assert "-" + json.dumps(MC)[:-1] in message.replace('      "content": ', "")
-        assert "+" + json.dumps(changed["messages"][0]["content"])[:-1] in message.replace('      "content": ', "")
+        first = message.splitlines()[0]
+        assert first.startswith("Cassette miss: POST /v1/chat/completions differs from the closest recording, ")
+        assert "(2 of 3 fields alike): messages[0].content: " in first
+        assert "Jupiter" in first
+        assert "Saturn" in first
         assert len(message.splitlines()) <= 14
         assert [(c.path, c.status, c.attempt) for c in gw.calls()] == [("/v1/chat/completions", 404, 0)]
         assert gw.calls()[0].body == changed
+        assert gw.calls()[0].miss == message
 
 
 def test_on_miss_record_forwards_the_miss_and_appends_it(tmp_path: Path, upstream: Upstream, key_env: str) -> None:

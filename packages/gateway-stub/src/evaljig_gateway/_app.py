@@ -19,10 +19,11 @@ import orjson
 from evaljig_gateway import _openai_api, _validation
 from evaljig_gateway._behaviours import behaviour_for
 from evaljig_gateway._content import AnswerKey
-from evaljig_gateway._errors import GatewayError
+from evaljig_gateway._errors import ClientGoneError, GatewayError
 from evaljig_gateway._journal import Call, Journal, call_json
 from evaljig_gateway._json_body import LARGE_BODY_BYTES, parse_json, parse_json_work
 from evaljig_gateway._limits import Limits, check_model_name
+from evaljig_gateway._miss import CODE as MISS_CODE
 from evaljig_gateway._replies import ArrayBody, Reply, json_reply
 from evaljig_gateway._work import Work
 
@@ -73,15 +74,15 @@ class _Call:
     model: str | None = None
     attempt: int = 0
     raw: bytes = b""
+    miss: str | None = None
+    """A cassette miss's explanation (the 404's message), journaled with the call."""
 
 
 #: Makes a request's reply once its body is read: ``GatewayApp._synthetic`` or ``._from_cassette``.
 _Answer = Callable[[Scope, Receive, _Call], Awaitable[Reply]]
 
 
-class _ClientGoneError(Exception):
-    """The client disconnected before we answered."""
-
+_ClientGoneError = ClientGoneError
 
 #: Journaled for a request that got no answer because the client left first.
 NO_ANSWER = 499
@@ -157,6 +158,7 @@ class GatewayApp:
             reply = await answer(scope, receive, call)
         except GatewayError as exc:
             reply = _error_reply(exc)
+            call.miss = exc.message if exc.code == MISS_CODE else None
         except _ClientGoneError:
             status = 400 if scope.get(FRAMING_ERROR) else NO_ANSWER
             self.journal.record(method, path, call.model, status, call.attempt, call.raw, call.epoch)
@@ -174,7 +176,9 @@ class GatewayApp:
             reply.headers.append((b"x-request-id", request_id))
         if not path.startswith(CONTROL_PREFIX):
             # journaled before it is sent: a client that has its answer finds the call in the journal
-            self.journal.record(method, path, call.model, reply.status, call.attempt, call.raw, call.epoch)
+            self.journal.record(
+                method, path, call.model, reply.status, call.attempt, call.raw, call.epoch, miss=call.miss
+            )
         await _send(send, reply)
 
     async def _synthetic(self, scope: Scope, receive: Receive, call: _Call) -> Reply:
@@ -211,17 +215,21 @@ class GatewayApp:
         replayer, recorder = self.replayer, self.recorder
         if replayer is None:  # recording: a faithful proxy, behaviours are not applied
             assert recorder is not None
-            reply, _ = await recorder.forward(method, target, call.raw, scope["headers"])
+            reply, _ = await recorder.forward(method, target, call.raw, scope["headers"], receive)
             return reply
         key = replayer.key(method, target, body)
-        if replayer.holds(key):
+        if replayer.holds(key) and (recorder is None or not replayer.to_forward(key)):
             call.attempt = self.journal.next_attempt(call.model, call.epoch) if call.model is not None else 0
             return await self._replayed(replayer, key, call.model, call.attempt, receive)
         if recorder is None:
-            raise replayer.miss(key)
-        reply, exchange = await recorder.forward(method, target, call.raw, scope["headers"])
-        if exchange is not None:
-            replayer.add(exchange)
+            raise await self._drive(replayer.miss_work(key), receive)
+        replayer.forwarding(key, +1)
+        try:
+            reply, exchange = await recorder.forward(method, target, call.raw, scope["headers"], receive)
+            if exchange is not None:  # filed as used in the step that sends it: replay order = send order
+                replayer.add(exchange, used=True)
+        finally:
+            replayer.forwarding(key, -1)
         return reply
 
     async def _replayed(

@@ -8,8 +8,12 @@ vcrpy's ``body`` matcher compare parsed JSON: a pretty-printed recording matches
 live request. For review, JSON bodies are written pretty-printed (indent 2, key order as sent)
 and streamed answers as their SSE text, both as YAML literal blocks (``|``).
 
-Reading validates the shape by hand and names the file, entry and field of the first problem;
-writing is atomic and refuses (writing nothing) when a secret is anywhere in the final bytes.
+Reading builds the document from parser events with bounded nesting and no aliases
+(``_yaml_bounded``), then validates the shape by hand and names the file, entry and field of the
+first problem. Writing is atomic and refuses (writing nothing) when a secret is anywhere in the
+final bytes. Each interaction is serialised on its own (:func:`item_text`): a recording keeps the
+text of what it recorded as it goes, and of what it loaded as the file had it, so writing even a
+100 MB cassette is a join, never PyYAML's emitter (about 1 MB/s) run over everything at stop.
 This module does no network I/O and knows nothing of the server.
 """
 
@@ -18,6 +22,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +36,7 @@ import yaml
 
 from evaljig_common import EvaljigError, write_bytes_atomic
 from evaljig_gateway._behaviours import base_model
+from evaljig_gateway._yaml_bounded import BoundedYAMLError, load_bounded
 
 #: Every recorded URI starts with this (the fixture builder's cassettes use the same placeholder).
 CANONICAL_BASE_URL = "http://127.0.0.1:8000/v1"
@@ -53,6 +59,9 @@ _SECRET_FIELD = re.compile(r"(?i)^(api[-_]?key|access[-_]?token)$")
 _BLOCK_UNSAFE = re.compile("[\r\x85\u2028\u2029]")
 #: Outside printable ASCII: written double-quoted, where the emitter escapes what needs it.
 _NOT_PLAIN_ASCII = re.compile("[^\x20-\x7e]")
+#: Lone UTF-16 halves: no YAML (and no UTF-8) can hold them; inside JSON they are written as ``\\udXXX`` escapes.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_HEAD, _TAIL = b"interactions:\n", b"version: 1\n"
 
 MatchKey = tuple[str, str, bytes]
 
@@ -110,7 +119,29 @@ def pretty_json(value: Any) -> str:
     try:
         return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
     except (orjson.JSONEncodeError, TypeError):
-        return json.dumps(value, indent=2, ensure_ascii=False)
+        return _escape_surrogates(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def compact_json(text: str) -> bytes:
+    """A JSON text as a server sends it (compact), whatever it holds: integers past 64 bits and lone
+    surrogates (an answer cut inside an emoji, ``"\\ud83d"``) stay exactly what was recorded."""
+    try:
+        return kept(orjson.dumps(orjson.loads(text)))
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+        value = json.loads(text)
+        return _escape_surrogates(json.dumps(value, separators=(",", ":"), ensure_ascii=False)).encode()
+
+
+def kept(data: bytes) -> bytes:
+    """``data`` in a bytes object of its own size, for what a replayer keeps for its lifetime: orjson hands
+    back its growth buffer (a 2 KB body can hold 16 KiB), which made loading cost 7x the cassette."""
+    return memoryview(data).tobytes() if len(data) > 512 else data
+
+
+def _escape_surrogates(text: str) -> str:
+    """JSON text with each lone surrogate (only ever inside a string) as its ``\\udXXX`` escape: valid
+    JSON meaning the same value, and text that UTF-8 and YAML can hold."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def sse_text(raw: bytes) -> str:
@@ -158,16 +189,23 @@ def match_key(method: str, path: str, body: Any, ignore: frozenset[str] = DEFAUL
 def canonical_body(body: Any, ignore: frozenset[str] = DEFAULT_IGNORED_FIELDS) -> bytes:
     if body is None:
         return b""
+    body = canonical_value(body, ignore)
+    try:
+        return kept(orjson.dumps(body, option=orjson.OPT_SORT_KEYS))
+    except orjson.JSONEncodeError:  # an integer past 64 bits, a lone surrogate
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return text.encode("utf-8", "surrogatepass")
+
+
+def canonical_value(body: Any, ignore: frozenset[str] = DEFAULT_IGNORED_FIELDS) -> Any:
+    """The parsed body as it is compared: ignored top-level fields dropped, ``model`` without behaviour
+    tokens, integral floats as integers."""
     if isinstance(body, dict):
         body = {k: v for k, v in body.items() if k not in ignore}
         model = body.get("model")
         if isinstance(model, str):
             body["model"] = base_model(model)
-    body = _integral_floats_as_ints(body)
-    try:
-        return orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
-    except orjson.JSONEncodeError:  # an integer past 64 bits
-        return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return _integral_floats_as_ints(body)
 
 
 def _integral_floats_as_ints(value: Any) -> Any:
@@ -222,11 +260,53 @@ def _interaction(exchange: Exchange) -> dict[str, Any]:
     }
 
 
+def item_text(exchange: Exchange) -> bytes:
+    """One interaction as the cassette holds it (``- request: ...``, every line ending in ``\\n``).
+
+    ``interactions:`` + the items + ``version: 1`` is byte for byte what PyYAML writes for the whole
+    document (its sequence under a top-level key is not indented), so an item is serialised once, when
+    it is recorded, and a cassette is written by joining. Raises ``ValueError`` naming the field for a
+    text no YAML can hold (a lone surrogate).
+    """
+    interaction = _interaction(exchange)
+    for where, value in _texts(exchange):
+        if _SURROGATE.search(value):
+            raise ValueError(f"{where}: holds a lone surrogate (half of a UTF-16 pair), which YAML cannot hold")
+    text: str = yaml.dump([interaction], Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 30)
+    return text.removesuffix("...\n").encode()  # the stream end after a kept-newline (|+) block: not inside
+
+
+def _texts(exchange: Exchange) -> list[tuple[str, str]]:
+    texts = [("request.uri", exchange.path), ("request.body", exchange.request_body),
+             ("response.body.string", exchange.body), ("response.status.message", exchange.message)]  # fmt: skip
+    return texts + [(f"response.headers.{name}", f"{name}{value}") for name, value in exchange.headers]
+
+
+#: An exchange with its serialised text (:func:`item_text`): what a recording keeps until it writes.
+Item = tuple[Exchange, bytes]
+
+
+def items_of(path: Path | str, exchanges: Sequence[Exchange]) -> list[Item]:
+    """``exchanges`` with their text; a text YAML cannot hold raises :class:`CassetteError` naming the entry."""
+    items: list[Item] = []
+    for index, exchange in enumerate(exchanges):
+        try:
+            items.append((exchange, item_text(exchange)))
+        except ValueError as exc:
+            raise CassetteError(f"{path}: refusing to write the cassette: interactions[{index}].{exc}") from None
+    return items
+
+
+def join_items(texts: Sequence[bytes]) -> bytes:
+    """The cassette's bytes from its items' texts."""
+    if not texts:
+        return b"interactions: []\n" + _TAIL
+    return b"".join([_HEAD, *texts, _TAIL])
+
+
 def dump_cassette(exchanges: Sequence[Exchange]) -> bytes:
     """The cassette's bytes: the same exchanges give the same bytes."""
-    document = {"interactions": [_interaction(e) for e in exchanges], "version": 1}
-    text: str = yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 30)
-    return text.encode()
+    return join_items([text for _, text in items_of("(cassette)", exchanges)])
 
 
 def write_cassette(
@@ -238,11 +318,18 @@ def write_cassette(
 ) -> int:
     """Write ``exchanges`` to ``path`` atomically after the secret scan and size check; returns the size.
 
-    Any secret found or a size over ``max_bytes`` raises :class:`CassetteError` and writes nothing:
-    the previous file stays as it was.
+    Any secret found, a text YAML cannot hold or a size over ``max_bytes`` raises :class:`CassetteError`
+    and writes nothing: the previous file stays as it was.
     """
-    check_names(path, exchanges)
-    data = dump_cassette(exchanges)
+    return write_items(path, items_of(path, exchanges), secrets=secrets, max_bytes=max_bytes)
+
+
+def write_items(
+    path: Path, items: Sequence[Item], *, secrets: Secrets | None = None, max_bytes: int = DEFAULT_MAX_CASSETTE_BYTES
+) -> int:
+    """:func:`write_cassette` for exchanges already serialised: a join, the checks, one atomic write."""
+    check_names(path, [exchange for exchange, _ in items])
+    data = join_items([text for _, text in items])
     if len(data) > max_bytes:
         raise CassetteError(
             f"{path}: refusing to write a cassette of {len(data):,} bytes: over the limit of {max_bytes:,} bytes "
@@ -322,21 +409,24 @@ def secret_forms(value: str) -> list[tuple[str, bytes]]:
 
 # --- reading --------------------------------------------------------------------------------------------------
 
-_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
 
 def load_cassette(path: Path, max_bytes: int = DEFAULT_MAX_CASSETTE_BYTES) -> list[Exchange]:
-    """Read and validate ``path``; the first problem raises :class:`CassetteError` naming file, entry and field."""
+    """Read and validate ``path``; the first problem raises :class:`CassetteError` naming file, entry and field.
+
+    Bounded whatever the file holds: its size by ``max_bytes`` (checked before parsing), its nesting by
+    ``_yaml_bounded.MAX_DEPTH``, and no anchors or aliases, so what is built is proportional to the file.
+    """
     try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise CassetteError(f"{path}: cannot read the cassette: {exc.strerror or exc}") from None
-    if size > max_bytes:
-        raise CassetteError(
-            f"{path}: the cassette is {size:,} bytes, over the limit of {max_bytes:,} bytes (--max-cassette-bytes)"
-        )
-    try:
-        document = yaml.load(path.read_bytes(), Loader=_Loader)  # a safe loader (CSafeLoader or SafeLoader)
+        with path.open("rb") as stream:
+            size = os.fstat(stream.fileno()).st_size
+            if size > max_bytes:
+                raise CassetteError(
+                    f"{path}: the cassette is {size:,} bytes, over the limit of {max_bytes:,} bytes "
+                    "(--max-cassette-bytes)"
+                )
+            document = load_bounded(stream)
+    except BoundedYAMLError as exc:
+        raise CassetteError(f"{path}: {exc}") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "?"
@@ -348,6 +438,26 @@ def load_cassette(path: Path, max_bytes: int = DEFAULT_MAX_CASSETTE_BYTES) -> li
     except UnicodeDecodeError as exc:
         raise CassetteError(f"{path}: not UTF-8 text: {exc.reason} at byte {exc.start}") from None
     return _exchanges(path, document)
+
+
+def read_items(path: Path, max_bytes: int = DEFAULT_MAX_CASSETTE_BYTES) -> list[Item]:
+    """:func:`load_cassette` with each exchange's text as the file holds it, so writing it back is a copy.
+
+    A file laid out as a writer of vcrpy's format lays it out (``interactions:``, its items at column 0,
+    ``version: 1`` last) is cut at its items; any other layout is serialised again (same values).
+    """
+    exchanges = load_cassette(path, max_bytes)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise CassetteError(f"{path}: cannot read the cassette: {exc.strerror or exc}") from None
+    if exchanges and raw.startswith(_HEAD + b"- ") and raw.endswith(b"\n" + _TAIL):
+        body = raw[len(_HEAD) : -len(_TAIL)]
+        starts = [0, *(m.start() + 1 for m in re.finditer(b"\n- ", body))]
+        if len(starts) == len(exchanges):
+            ends = [*starts[1:], len(body)]
+            return [(e, body[a:b]) for e, a, b in zip(exchanges, starts, ends, strict=True)]
+    return items_of(path, exchanges)
 
 
 def _exchanges(path: Path, document: Any) -> list[Exchange]:

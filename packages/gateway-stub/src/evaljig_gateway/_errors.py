@@ -28,6 +28,10 @@ _CODES = {
 }
 
 
+class ClientGoneError(Exception):
+    """The client disconnected before it was answered (journaled as 499, nothing sent)."""
+
+
 @dataclass(slots=True)
 class GatewayError(EvaljigError):
     """An error answered to the client as ``{"error": {...}}`` with ``status``."""

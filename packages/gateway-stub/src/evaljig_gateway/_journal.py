@@ -44,6 +44,9 @@ class Call:
     """The request body, or its first ``body_bytes`` bytes when it was longer (see ``body_size``)."""
     body_size: int = -1
     """The size of the body as received; -1 means ``len(raw_body)`` (nothing was cut)."""
+    miss: str | None = None
+    """For a request a replayed cassette lacks: the miss explanation (the 404's message, whose first line
+    names the closest recording and the first differing field)."""
 
     @property
     def size(self) -> int:
@@ -76,6 +79,7 @@ class Call:
             "body": self.body,
             "body_size": self.size,
             "body_truncated": self.truncated,
+            **({"miss": self.miss} if self.miss is not None else {}),
         }
 
 
@@ -90,7 +94,7 @@ def call_json(call: Call) -> bytes:
 
 
 def _cost(call: Call) -> int:
-    return ENTRY_OVERHEAD + len(call.raw_body) + len(call.path) + len(call.model or "")
+    return ENTRY_OVERHEAD + len(call.raw_body) + len(call.path) + len(call.model or "") + len(call.miss or "")
 
 
 class Journal:
@@ -156,6 +160,8 @@ class Journal:
         attempt: int,
         raw_body: bytes,
         epoch: int | None = None,
+        *,
+        miss: str | None = None,
     ) -> None:
         """Journal a finished call; one that arrived before the last reset is counted as served only."""
         size = len(raw_body)
@@ -165,7 +171,7 @@ class Journal:
             if epoch is not None and epoch != self._epoch:
                 return  # a test's leftover (say, a request its client gave up on) is not the next test's call
             self._seq += 1
-            call = Call(self._seq, method, path, model, status, attempt, kept, size)
+            call = Call(self._seq, method, path, model, status, attempt, kept, size, miss)
             self._calls.append(call)
             self._bytes += _cost(call)
             while len(self._calls) > self.capacity or (self._bytes > self.max_bytes and len(self._calls) > 1):

@@ -2,25 +2,35 @@
 
 Each API request is forwarded as sent (never with the client's own credentials: the upstream
 gets ``Authorization: Bearer $VAR`` from ``--api-key-env``, or nothing), the upstream's answer
-is read whole (a streamed one split into its SSE events) and answered to the client. Answers
-that are true of the request — 2xx and the deterministic client errors 400/404/422 — are kept
-as :class:`~evaljig_gateway._cassette.Exchange` objects; 401/403/408/409/429/5xx pass through
-but are never kept, and an unreachable upstream answers 502 and keeps nothing. Nothing is
-written here: the owner writes the cassette once, when the gateway stops, after the secret scan.
+is read (a streamed one split into its SSE events) and answered to the client. The read is
+bounded: what the upstream sends is counted after decompression and refused past
+``max_answer_bytes`` (a 522 KB gzip answer can inflate to 512 MiB), and it stops the moment the
+client leaves (an endless stream is not read on for nobody). Answers that are true of the
+request — 2xx and the deterministic client errors 400/404/422 — are kept, each with its
+cassette text serialised right away in a worker thread (so stopping is a join, however much
+was recorded), in the order they are sent to clients; 401/403/408/409/429/5xx pass through but
+are never kept, and an unreachable upstream answers 502 and keeps nothing. Nothing is written
+here: the owner writes the cassette when the gateway stops, after the secret scan.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
 from evaljig_gateway._cassette import (
+    DEFAULT_MAX_CASSETTE_BYTES,
     SSE_TYPE,
     Exchange,
+    Item,
     Secrets,
+    item_text,
     kept_headers,
     loads_json,
     pretty_json,
@@ -28,7 +38,7 @@ from evaljig_gateway._cassette import (
     sse_text,
     status_message,
 )
-from evaljig_gateway._errors import GatewayError
+from evaljig_gateway._errors import ClientGoneError, GatewayError
 from evaljig_gateway._replies import Reply
 
 #: Statuses that say something true and repeatable about the request, so they are recorded.
@@ -40,6 +50,7 @@ _CREDENTIAL_HEADERS = frozenset({b"authorization", b"api-key", b"x-api-key"})
 #: A client credential shorter than this is a placeholder ("EMPTY", "none"), not a secret to look for.
 MIN_SECRET_CHARS = 8
 _FORWARDED_HEADERS = frozenset({b"content-type", b"accept"})
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 
 
 def check_upstream(url: str) -> str:
@@ -67,11 +78,15 @@ def upstream_key(api_key_env: str | None) -> str | None:
 class Recorder:
     """Forwards API requests to ``upstream`` and keeps the recordable exchanges in arrival-of-answer order."""
 
-    def __init__(self, upstream: str, *, api_key_env: str | None = None) -> None:
+    def __init__(
+        self, upstream: str, *, api_key_env: str | None = None, max_answer_bytes: int = DEFAULT_MAX_CASSETTE_BYTES
+    ) -> None:
         self.upstream = check_upstream(upstream)
         self.api_key_env = api_key_env
+        self.max_answer_bytes = max_answer_bytes
         self._key = upstream_key(api_key_env)
-        self.recorded: list[Exchange] = []
+        self.recorded: list[Item] = []
+        """What was recorded, with its cassette text, in the order the answers were sent."""
         self._client_credentials: set[str] = set()
         self._client: httpx.AsyncClient | None = None
 
@@ -83,10 +98,16 @@ class Recorder:
         return Secrets(values)
 
     async def forward(
-        self, method: str, path: str, raw: bytes, headers: Iterable[tuple[bytes, bytes]]
+        self,
+        method: str,
+        path: str,
+        raw: bytes,
+        headers: Iterable[tuple[bytes, bytes]],
+        receive: Receive | None = None,
     ) -> tuple[Reply, Exchange | None]:
         """The upstream's answer to the client's request (``path`` from ``/v1/`` on, with its query), and the
-        exchange kept for the cassette (None when it is not recorded)."""
+        exchange kept for the cassette (None when it is not recorded). With ``receive`` (the client's ASGI
+        channel, its body already read), a client that leaves stops the upstream read: ``ClientGoneError``."""
         sent = {b"content-type": b"application/json"} if raw else {}
         for name, value in headers:
             name = name.lower()
@@ -102,8 +123,49 @@ class Recorder:
         url = self.upstream + path[len("/v1") :]
         if self._client is None:
             self._client = httpx.AsyncClient(timeout=UPSTREAM_TIMEOUT, follow_redirects=False)
+        reading = asyncio.ensure_future(self._read(self._client, method, url, raw, sent))
+        if receive is not None:
+            gone = asyncio.ensure_future(_until_disconnect(receive))
+            try:
+                await asyncio.wait((reading, gone), return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                gone.cancel()
+            if not reading.done():  # the client left: stop reading (the upstream connection is closed)
+                reading.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await reading
+                raise ClientGoneError
+        response, content = await reading
+        reply, exchange = self._answer(method, path, raw, response, content)
+        if exchange is None:
+            return reply, None
+        try:  # PyYAML's emitter is slow (about 1 MB/s): off the event loop, before the answer is sent
+            text = await asyncio.to_thread(item_text, exchange)
+        except ValueError:  # a text no YAML can hold: answered, not recorded
+            return reply, None
+        self.recorded.append((exchange, text))  # no await from here until the answer is sent: send order
+        return reply, exchange
+
+    async def _read(
+        self, client: httpx.AsyncClient, method: str, url: str, raw: bytes, sent: dict[bytes, bytes]
+    ) -> tuple[httpx.Response, bytes]:
+        """The upstream's answer and its (decompressed) body, refused past ``max_answer_bytes``."""
+        limit = self.max_answer_bytes
         try:
-            response = await self._client.request(method, url, content=raw or None, headers=sent)
+            async with client.stream(method, url, content=raw or None, headers=sent) as response:
+                chunks: list[bytes] = []
+                size = 0
+                async for chunk in response.aiter_bytes():
+                    size += len(chunk)
+                    if size > limit:
+                        raise GatewayError(
+                            502,
+                            f"The upstream {self.upstream} sent an answer over the limit of {limit:,} bytes "
+                            "(decompressed; --max-cassette-bytes): it was not passed on, nothing was recorded "
+                            "(evaljig gateway recording).",
+                            code="upstream_answer_too_large",
+                        )
+                    chunks.append(chunk)
         except httpx.HTTPError as exc:
             reason = str(exc) or type(exc).__name__
             raise GatewayError(
@@ -112,13 +174,16 @@ class Recorder:
                 "(evaljig gateway recording; nothing was recorded).",
                 code="upstream_unreachable",
             ) from None
-        return self._answer(method, path, raw, response)
+        return response, b"".join(chunks)
 
-    def _answer(self, method: str, path: str, raw: bytes, response: httpx.Response) -> tuple[Reply, Exchange | None]:
+    def _answer(
+        self, method: str, path: str, raw: bytes, response: httpx.Response, content: bytes | None = None
+    ) -> tuple[Reply, Exchange | None]:
+        """The reply to send and the exchange to keep (None: not recordable); nothing is kept here."""
         kept = kept_headers(response.headers.items())
         content_type = next((v for n, v in kept if n == "content-type"), "application/json")
         others = [(n.encode(), v.encode()) for n, v in kept if n != "content-type"]
-        content = response.content
+        content = response.content if content is None else content
         body_text: str | None
         if content_type.startswith(SSE_TYPE):
             try:
@@ -135,13 +200,17 @@ class Recorder:
             return reply, None
         status = response.status_code
         exchange = Exchange(method, path, request_text, status, kept, body_text, status_message(status))
-        self.recorded.append(exchange)
         return reply, exchange
 
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.aclose()
             self._client = None
+
+
+async def _until_disconnect(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
 
 
 def _recordable(status: int) -> bool:

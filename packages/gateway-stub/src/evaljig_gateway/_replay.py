@@ -6,40 +6,37 @@ SSE events), so serving a recorded answer costs one canonical dump and one dict 
 key has a cursor: identical requests get the recordings in recorded order and, once they are
 used up, the last one again (vcrpy's ``allow_playback_repeats``); ``reset`` rewinds them all.
 
-A miss is an OpenAI-shaped 404 (``code: cassette_miss``) that names the closest recorded
-request on the same method and path and shows a short diff, so a changed prompt is found at
-a glance. The search only runs on a miss.
+While misses are recorded (``--on-miss record``) an answer forwarded to a client counts as used
+the moment it is filed, and an identical request that arrives while such forwards are still
+pending is forwarded too rather than replayed: the answers clients get, in the order they were
+sent, are the recordings a later replay gives in that order.
+
+A miss is an OpenAI-shaped 404 (``code: cassette_miss``) naming the closest recording on the
+same method and path and the fields that differ (``_miss``); it is computed only on a miss,
+as work that hands the event loop back.
 """
 
 from __future__ import annotations
 
-import contextlib
-import difflib
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from evaljig_gateway._cassette import (
     DEFAULT_IGNORED_FIELDS,
     Exchange,
     MatchKey,
+    canonical_value,
+    compact_json,
     loads_json,
     match_key,
-    pretty_json,
     sse_events,
 )
 from evaljig_gateway._errors import GatewayError
+from evaljig_gateway._miss import Group, miss_work
 from evaljig_gateway._replies import Reply
-
-#: Recorded requests compared with a missed one (the first of that method and path).
-MAX_CANDIDATES = 200
-#: Bodies longer than this (characters) are compared line by line: a character diff is quadratic.
-CHAR_COMPARE_LIMIT = 4000
-#: Lines of unified diff a miss shows.
-MAX_DIFF_LINES = 12
+from evaljig_gateway._work import Work, drain
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,8 +59,7 @@ def _answer(exchange: Exchange) -> _Answer:
         return _Answer(exchange.status, content_type.encode(), headers, b"", tuple(sse_events(exchange.body)))
     body = exchange.body.encode()
     if "json" in content_type and body.strip():
-        with contextlib.suppress(orjson.JSONDecodeError, orjson.JSONEncodeError):  # past 64 bits: as recorded
-            body = orjson.dumps(orjson.loads(body))  # sent compact, as a server would
+        body = compact_json(exchange.body)  # sent compact, as a server would
     return _Answer(exchange.status, content_type.encode(), headers, body, None)
 
 
@@ -74,25 +70,56 @@ class Replayer:
         self.ignore = ignore
         self._answers: dict[MatchKey, list[_Answer]] = {}
         self._cursors: dict[MatchKey, int] = {}
+        self._pending: dict[MatchKey, int] = {}
+        self._groups: dict[tuple[str, str], Group] = {}
+        self._count = 0
         self._lock = threading.Lock()
         for exchange in exchanges:
             self.add(exchange)
 
     def __len__(self) -> int:
-        return sum(len(v) for v in self._answers.values())
+        return self._count
 
     def key(self, method: str, path: str, body: Any) -> MatchKey:
         return match_key(method, path, body, self.ignore)
 
-    def add(self, exchange: Exchange) -> None:
-        """File ``exchange`` after those already recorded for the same request."""
+    def add(self, exchange: Exchange, *, used: bool = False) -> None:
+        """File ``exchange`` after those already recorded for the same request (``used``: it was just sent to a
+        client, so that request's cursor moves past it)."""
         body = loads_json(exchange.request_body) if exchange.request_body.strip() else None
         key = self.key(exchange.method, exchange.path, body)
+        group_key = (key[0], key[1].split("?", 1)[0])
         with self._lock:
-            self._answers.setdefault(key, []).append(_answer(exchange))
+            answers = self._answers.setdefault(key, [])
+            answers.append(_answer(exchange))
+            if used:
+                self._cursors[key] = len(answers)
+            group = self._groups.get(group_key)
+            if group is None:
+                group = self._groups[group_key] = Group()
+            if len(answers) == 1:  # a miss is compared with distinct requests
+                group.add(key[2], canonical_value(body, self.ignore) if body is not None else None, self._count)
+            self._count += 1
 
     def holds(self, key: MatchKey) -> bool:
         return key in self._answers
+
+    def to_forward(self, key: MatchKey) -> bool:
+        """Recording misses: whether this request goes upstream — the cassette lacks it, or its recordings are
+        used up while an identical request is still being forwarded (replaying one now would hand it an
+        answer out of the order the cassette will replay)."""
+        if key not in self._answers:
+            return True
+        return self._pending.get(key, 0) > 0 and self._cursors.get(key, 0) >= len(self._answers[key])
+
+    def forwarding(self, key: MatchKey, delta: int) -> None:
+        """Count a forward of ``key`` starting (+1) or ending (-1)."""
+        with self._lock:
+            left = self._pending.get(key, 0) + delta
+            if left > 0:
+                self._pending[key] = left
+            else:
+                self._pending.pop(key, None)
 
     def answer(self, key: MatchKey) -> Reply | None:
         """The next recorded answer for ``key`` (the last one again once all were used), or None on a miss."""
@@ -109,46 +136,12 @@ class Replayer:
         with self._lock:
             self._cursors = {}
 
+    def miss_work(self, key: MatchKey) -> Work[GatewayError]:
+        """The 404 for a request the cassette does not hold, naming the closest recording and the differing
+        fields, as work the server drives a slice at a time (see ``_miss``)."""
+        method, target, body = key
+        return miss_work(self._groups.get((method, target.split("?", 1)[0])), method, target, body)
+
     def miss(self, key: MatchKey) -> GatewayError:
-        """The 404 for a request the cassette does not hold, naming the closest recorded one."""
-        method, path, body = key
-        wanted = _pretty_canonical(body)
-        candidates = [k for k in self._answers if k[0] == method and k[1].split("?", 1)[0] == path.split("?", 1)[0]]
-        text = f"No recorded answer in the cassette for {method} {path} with this body (evaljig gateway replay)."
-        if not candidates:
-            return GatewayError(404, f"{text} Nothing was recorded for {method} {path.split('?', 1)[0]}.",
-                                code="cassette_miss")  # fmt: skip
-        best, best_text, best_ratio = candidates[0], "", -1.0
-        for candidate in candidates[:MAX_CANDIDATES]:
-            text_b = _pretty_canonical(candidate[2])
-            ratio = _likeness(text_b, wanted, best_ratio)
-            if ratio > best_ratio:
-                best, best_text, best_ratio = candidate, text_b, ratio
-        best_lines, wanted_lines = best_text.splitlines(), wanted.splitlines()
-        diff = list(difflib.unified_diff(best_lines, wanted_lines, "recorded", "requested", n=1, lineterm=""))
-        shown = diff[:MAX_DIFF_LINES] + ([f"... ({len(diff) - MAX_DIFF_LINES} more diff lines)"]
-                                         if len(diff) > MAX_DIFF_LINES else [])  # fmt: skip
-        message = (
-            f"{text} Closest recorded request: {best[0]} {best[1]} ({best_ratio:.0%} alike, compared after "
-            "sorting keys, dropping ignored fields and behaviour tokens):\n" + "\n".join(shown)
-        )
-        return GatewayError(404, message, code="cassette_miss")
-
-
-def _likeness(recorded: str, wanted: str, to_beat: float) -> float:
-    """difflib's ratio by character for bodies up to ``CHAR_COMPARE_LIMIT`` (by line beyond): 0 to 1."""
-    a, b = (recorded, wanted) if max(len(recorded), len(wanted)) <= CHAR_COMPARE_LIMIT else (
-        recorded.splitlines(), wanted.splitlines())  # fmt: skip
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    if matcher.real_quick_ratio() <= to_beat or matcher.quick_ratio() <= to_beat:
-        return -1.0
-    return matcher.ratio()
-
-
-def _pretty_canonical(body: bytes) -> str:
-    if not body:
-        return ""
-    try:
-        return pretty_json(orjson.loads(body))
-    except orjson.JSONDecodeError:
-        return body.decode("utf-8", errors="replace")
+        """:meth:`miss_work` run to the end at once (for callers outside the event loop)."""
+        return drain(self.miss_work(key))

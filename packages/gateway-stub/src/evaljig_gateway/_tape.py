@@ -1,30 +1,47 @@
-"""A gateway's cassette options, checked together, and the one write when it stops.
+"""A gateway's cassette options, checked together, and the write when it stops.
 
 ``--replay`` and ``--record`` are exclusive; recording (``--record``, or ``--on-miss record``
 during a replay) needs an ``--upstream``, and ``--api-key-env`` only means something with one.
-Every bad combination is refused before the server starts, with the flags named.
+Every bad combination is refused before the server starts, with the flags named, and so is a
+cassette path that cannot be written (a folder, a read-only place): before any upstream call
+is paid for.
+
+Several recorders may share one cassette (one server per xdist worker, two shells): the write
+takes an exclusive lock (``flock`` on the cassette's folder, so no lock file is left behind),
+re-reads the cassette if it changed since this recorder loaded it, and merges. The cassette is
+the replayed part as loaded, then every appended exchange sorted by request (identical
+requests keep their recorded order), so the result does not depend on which recorder stopped
+last.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from evaljig_gateway._cassette import (
     DEFAULT_IGNORED_FIELDS,
-    Exchange,
+    CassetteError,
+    Item,
     load_cassette,
     loads_json,
     match_key,
-    write_cassette,
+    read_items,
+    write_items,
 )
 from evaljig_gateway._record import Recorder
 from evaljig_gateway._replay import Replayer
 
 OnMiss = Literal["error", "record"]
 ON_MISS: tuple[OnMiss, ...] = ("error", "record")
+#: What identifies one version of a file: an atomic write makes a new inode.
+Identity = tuple[int, int, int, int] | None
 
 
 @dataclass
@@ -36,29 +53,79 @@ class Tape:
     recorder: Recorder | None
     max_bytes: int
     ignore: frozenset[str]
-    loaded: list[Exchange] = field(default_factory=list)
+    base: list[Item] = field(default_factory=list)
+    """The replayed cassette as loaded (kept only when misses are recorded): the head of what is written."""
+    identity: Identity = None
+    """The cassette file as this tape last read or wrote it; another version means another recorder wrote."""
     written: int = 0
 
     def finish(self) -> int:
-        """Write what was recorded (once, atomically, after the secret scan); the number of new exchanges.
-
-        Recording: the cassette is the new exchanges, sorted by request (identical requests keep their
-        order), so concurrency does not reorder a re-record. ``--on-miss record``: the replayed
-        cassette, then the new exchanges. Nothing recorded: the file is left as it was.
-        """
+        """Write what was recorded (atomically, after the secret scan, merged with what other recorders
+        wrote meanwhile); the number of this recorder's new exchanges. Nothing recorded: nothing written."""
         if self.recorder is None or not self.recorder.recorded:
             return 0
-        new = sorted(self.recorder.recorded, key=self._order)
-        exchanges = [*self.loaded, *new] if self.replayer is not None else new
-        write_cassette(self.path, exchanges, secrets=self.recorder.secrets(), max_bytes=self.max_bytes)
+        new = list(self.recorder.recorded)
+        with _folder_lock(self.path.parent):
+            base, appended = self.base, []
+            if _identity(self.path) != self.identity:  # another recorder wrote since: merge with its exchanges
+                current = read_items(self.path, self.max_bytes) if self.path.exists() else []
+                if [e for e, _ in current[: len(base)]] == [e for e, _ in base]:
+                    appended = current[len(base) :]
+                else:  # the cassette was replaced (re-recorded) meanwhile: it is the head now
+                    base = current
+            items = [*base, *sorted([*appended, *new], key=self._order)]
+            write_items(self.path, items, secrets=self.recorder.secrets(), max_bytes=self.max_bytes)
+            self.identity = _identity(self.path)
         self.recorder.recorded.clear()
-        self.loaded = exchanges
+        self.base = items  # a later stop of this gateway (started again) keeps what this one wrote
         self.written = len(new)
         return len(new)
 
-    def _order(self, exchange: Exchange) -> tuple[str, str, bytes]:
+    def _order(self, item: Item) -> tuple[str, str, bytes]:
+        exchange = item[0]
         body = loads_json(exchange.request_body) if exchange.request_body.strip() else None
         return match_key(exchange.method, exchange.path, body, self.ignore)
+
+
+def _identity(path: Path) -> Identity:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+@contextmanager
+def _folder_lock(folder: Path) -> Iterator[None]:
+    """An exclusive ``flock`` on ``folder`` (held by every recorder writing a cassette there, across processes)."""
+    if sys.platform == "win32":  # pragma: no cover - no flock: concurrent recorders of one cassette are unsupported
+        yield
+        return
+    import fcntl
+
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def check_writable(path: Path) -> None:
+    """Refuse, before anything is recorded, a cassette path the stop could not write."""
+    reason = None
+    if path.is_dir():
+        reason = "it is a folder"
+    else:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, probe = tempfile.mkstemp(prefix=f".{path.name[:100]}.", suffix=".probe", dir=path.parent)
+            os.close(fd)
+            Path(probe).unlink()
+        except OSError as exc:
+            reason = f"cannot create a file in {path.parent} ({exc.strerror or exc})"
+    if reason is not None:
+        raise CassetteError(f"{path}: cannot record to this path: {reason}")
 
 
 def open_tape(
@@ -87,10 +154,22 @@ def open_tape(
     if api_key_env is not None and upstream is None:
         raise ValueError("--api-key-env is only used with --upstream")
     ignore = frozenset(ignore_fields) if ignore_fields is not None else DEFAULT_IGNORED_FIELDS
-    recorder = Recorder(upstream, api_key_env=api_key_env) if upstream is not None else None
+    recorder = (
+        Recorder(upstream, api_key_env=api_key_env, max_answer_bytes=max_cassette_bytes)
+        if upstream is not None
+        else None
+    )
     if record is not None:
-        return Tape(record, None, recorder, max_cassette_bytes, ignore)
+        check_writable(record)
+        return Tape(record, None, recorder, max_cassette_bytes, ignore, identity=_identity(record))
     if replay is None:
         return None
-    loaded = load_cassette(replay, max_cassette_bytes)
-    return Tape(replay, Replayer(loaded, ignore), recorder, max_cassette_bytes, ignore, loaded)
+    if recorder is None:  # replay only: the exchanges go into the replayer and nothing else keeps them
+        return Tape(
+            replay, Replayer(load_cassette(replay, max_cassette_bytes), ignore), None, max_cassette_bytes, ignore
+        )
+    check_writable(replay)
+    identity = _identity(replay)
+    base = read_items(replay, max_cassette_bytes)
+    replayer = Replayer([e for e, _ in base], ignore)
+    return Tape(replay, replayer, recorder, max_cassette_bytes, ignore, base, identity)

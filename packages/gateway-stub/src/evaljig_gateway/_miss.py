@@ -1,0 +1,181 @@
+"""Explaining a cassette miss: the closest recording found by comparing fields, and the fields that differ.
+
+A character diff of two pretty-printed bodies (difflib) is quadratic: one miss against 40
+recorded 3.6 KB prompts held the event loop 35 s, and it called a changed ``temperature``
+"100% alike". Here every recorded body is flattened once, when it is filed, to the hashes of
+its ``(json path, value)`` pairs (at most :data:`MAX_INDEXED_FIELDS` of them), and those hashes
+point back at the recordings holding them. A miss then counts, for each recording on its
+method and path, the pairs it shares with the request — work proportional to the postings of
+the request's own pairs, done as :class:`~evaljig_gateway._work.Work` that hands the event loop
+back every :data:`STEP` postings — and picks the best Jaccard score (ties: the earliest
+recording). Only that one recording is flattened in full to list the differing fields by path
+(``temperature: 0 -> 0.3``), and "N of M fields alike" counts paths, so a real difference is
+never 100%.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from evaljig_gateway._errors import GatewayError
+from evaljig_gateway._work import Work
+
+#: Pairs of one body that are indexed (the rest are folded into one): bounds the index and a miss's work.
+MAX_INDEXED_FIELDS = 64
+#: Postings counted (or recordings scored) between two hand-backs of the event loop.
+STEP = 2048
+#: Differing fields listed in a miss (the first is also on the first line).
+MAX_DIFF_LINES = 12
+#: Characters of a long value shown around its first difference.
+CONTEXT_CHARS = 40
+#: A value shown for a field a body lacks.
+ABSENT = "(absent)"
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+CODE = "cassette_miss"
+
+
+def flatten(value: Any) -> dict[str, str]:
+    """``{json path: JSON text of the value}`` for each leaf, in document order (iterative: any depth).
+
+    Leaves are scalars, empty containers and lists of scalars (a token-id prompt is one field, not 4,000).
+    """
+    out: dict[str, str] = {}
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, dict) and item:
+            stack.extend((_key_path(path, k), v) for k, v in reversed(item.items()))
+        elif isinstance(item, list) and item and any(isinstance(v, dict | list) for v in item):
+            stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(item))))
+        else:
+            out[path] = _json_text(item)
+    return out
+
+
+def _key_path(path: str, key: str) -> str:
+    if _NAME.fullmatch(key):
+        return f"{path}.{key}" if path else key
+    return f"{path}[{_json_text(key)}]"
+
+
+def _json_text(value: Any) -> str:
+    try:
+        return orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:  # past 64 bits, lone surrogates
+        return json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+def pair_hashes(fields: dict[str, str]) -> frozenset[int]:
+    """The indexed form of a flattened body: a hash per (path, value), the fields past the cap folded into one."""
+    items = list(fields.items())
+    hashes = {hash(pair) for pair in items[:MAX_INDEXED_FIELDS]}
+    if len(items) > MAX_INDEXED_FIELDS:
+        hashes.add(hash(tuple(items[MAX_INDEXED_FIELDS:])))
+    return frozenset(hashes)
+
+
+def parse_canonical(body: bytes) -> Any:
+    """A canonical body (bytes) back to its value; ``None`` for no body."""
+    if not body:
+        return None
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return json.loads(body.decode("utf-8", "surrogatepass"))
+
+
+@dataclass
+class Group:
+    """The recordings of one method and path (query left out): what a miss is compared with."""
+
+    bodies: list[bytes] = field(default_factory=list)
+    """Each recording's canonical body."""
+    places: list[int] = field(default_factory=list)
+    """Each recording's index in the cassette (``interactions[i]``)."""
+    sizes: list[int] = field(default_factory=list)
+    postings: dict[int, list[int]] = field(default_factory=dict)
+
+    def add(self, body: bytes, value: Any, place: int) -> None:
+        hashes = pair_hashes(flatten(value)) if body else frozenset()
+        at = len(self.bodies)
+        self.bodies.append(body)
+        self.places.append(place)
+        self.sizes.append(len(hashes))
+        for h in hashes:
+            self.postings.setdefault(h, []).append(at)
+
+
+def miss_work(group: Group | None, method: str, target: str, body: bytes) -> Work[GatewayError]:
+    """The 404 for a request no recording matches, naming the closest recording of ``group`` (its method and
+    path) and the fields that differ; yields every :data:`STEP` postings so the loop is never held long."""
+    path = target.split("?", 1)[0]
+    if group is None or not group.bodies:
+        nothing = f"Cassette miss: nothing was recorded for {method} {path}"
+        return GatewayError(404, f"{nothing} (evaljig gateway replay: no recorded answer for this request).", code=CODE)
+    wanted = flatten(parse_canonical(body)) if body else {}
+    wanted_hashes = pair_hashes(wanted) if body else frozenset()
+    shared = [0] * len(group.bodies)
+    done = 0
+    for h in wanted_hashes:
+        for at in group.postings.get(h, ()):
+            shared[at] += 1
+            done += 1
+            if done % STEP == 0:
+                yield
+    best, best_score = 0, -1.0
+    for at, common in enumerate(shared):
+        union = len(wanted_hashes) + group.sizes[at] - common
+        score = common / union if union else 1.0
+        if score > best_score:
+            best, best_score = at, score
+        if at % STEP == STEP - 1:
+            yield
+    recorded = flatten(parse_canonical(group.bodies[best])) if group.bodies[best] else {}
+    return GatewayError(404, explain(method, target, group.places[best], recorded, wanted), code=CODE)
+
+
+def explain(method: str, target: str, place: int, recorded: dict[str, str], wanted: dict[str, str]) -> str:
+    """The miss message: a first line naming the closest recording and the first differing field (what a
+    failing case shows), then each differing field on its own line."""
+    paths = list(dict.fromkeys([*recorded, *wanted]))
+    differing = [p for p in paths if recorded.get(p) != wanted.get(p)]
+    alike = len(paths) - len(differing)
+    lines = [_difference(p, recorded.get(p), wanted.get(p)) for p in differing]
+    more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
+    first = lines[0] if lines else "the query string"
+    head = (
+        f"Cassette miss: {method} {target} differs from the closest recording, interactions[{place}] "
+        f"({alike} of {len(paths)} fields alike): {first}{more}"
+    )
+    shown = lines[:MAX_DIFF_LINES] + (
+        [f"... {len(lines) - MAX_DIFF_LINES} more"] if len(lines) > MAX_DIFF_LINES else []
+    )
+    tail = ("(evaljig gateway replay: no recorded answer for this request; bodies compared as canonical JSON: "
+            "keys sorted, ignored fields and behaviour tokens dropped)")  # fmt: skip
+    return "\n".join([head, *(f"  {line}" for line in shown), tail])
+
+
+def _difference(path: str, before: str | None, after: str | None) -> str:
+    old, new = _shown_pair(before, after)
+    return f"{path or '(body)'}: {old} -> {new}"
+
+
+def _shown_pair(before: str | None, after: str | None) -> tuple[str, str]:
+    if before is None or after is None:
+        return _cut(before, 0) if before is not None else ABSENT, _cut(after, 0) if after is not None else ABSENT
+    at = next((i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b), min(len(before), len(after)))
+    return _cut(before, at), _cut(after, at)
+
+
+def _cut(text: str, at: int) -> str:
+    """``text`` whole when short, else ``CONTEXT_CHARS`` either side of ``at`` with ``…`` for what is left out."""
+    if len(text) <= 2 * CONTEXT_CHARS + 10:
+        return text
+    start = max(0, at - CONTEXT_CHARS)
+    end = min(len(text), at + CONTEXT_CHARS)
+    return ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")
