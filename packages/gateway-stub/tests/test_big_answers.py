@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import orjson
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evaljig_gateway import Gateway, Limits, _completions, _content, _logprobs, _openai_api
@@ -44,7 +44,11 @@ def _written(head: dict[str, Any], key: str, items: list[Any], tail: dict[str, A
     return body.reply(tail)
 
 
-@settings(max_examples=40, derandomize=True, database=None, deadline=None)
+# big items by design (lists long enough to be written in steps): hypothesis's size health check
+# tripped under a loaded xdist worker
+@settings(
+    max_examples=40, derandomize=True, database=None, deadline=None, suppress_health_check=[HealthCheck.data_too_large]
+)
 @given(
     head=st.dictionaries(st.text(max_size=5), _small, max_size=3),
     items=_items,
