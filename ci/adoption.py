@@ -35,6 +35,8 @@ LEV_SUITE = ("-m", "pytest", "-m", "lighteval", "--no-cov", "-p", "no:cacheprovi
 #: The packages whose resolved versions the session prints for each installer.
 REPORTED = ("evaljig", "lighteval", "litellm", "openai", "torch", "transformers", "datasets", "huggingface-hub")
 WHEELS = "wheels"
+#: A current pip, as docs/project.md says to install first (the one a new venv bundles cannot resolve the stack).
+PIP = "pip"
 
 
 class Session(Protocol):
@@ -137,6 +139,12 @@ def adopt(
         venv = repo / ".venv"
         timings.step(session, "pip: venv", repo, python, "-m", "venv", str(venv))
         bin_dir = venv / "bin"
+        # the pip a new venv bundles (23.x) cannot resolve lighteval's litellm[caching] next to a bounded
+        # litellm (it picks different wheels for the extra and the base: ResolutionImpossible); docs/project.md
+        timings.step(
+            session, "pip: upgrade pip", repo, str(bin_dir / "python"), "-m", "pip", "install", "--quiet",
+            "--disable-pip-version-check", "--upgrade", PIP,
+        )  # fmt: skip
         timings.step(
             session, "pip: install evaljig[lighteval]", repo, str(bin_dir / "python"), "-m", "pip", "install",
             "--quiet", "--disable-pip-version-check", "--find-links", str(dist), *REQUIREMENTS,
