@@ -87,7 +87,7 @@ def run_regen(selected: Sequence[Builder], registry: Sequence[Builder], options:
             )
             return EXIT_FAILED
         if options.check:
-            return _report_check(results, stray, options.out_dir, echo)
+            return _report_check(results, stray, options.out_dir, echo, options.command)
         return _apply(results, stray, options, echo)
 
 
@@ -176,7 +176,9 @@ def _skipped_lines(results: Sequence[BuildResult]) -> list[str]:
     ]
 
 
-def _report_check(results: Sequence[BuildResult], stray: Sequence[Drift], out_dir: Path, echo: Echo) -> int:
+def _report_check(
+    results: Sequence[BuildResult], stray: Sequence[Drift], out_dir: Path, echo: Echo, command: str
+) -> int:
     drifts = [d for o in results for d in o.drifts] + list(stray)
     stale = [f for o in results for f in o.stale]
     built = [o for o in results if o.status == "ok"]
@@ -196,8 +198,10 @@ def _report_check(results: Sequence[BuildResult], stray: Sequence[Drift], out_di
             echo(line)
     for line in [*_finding_lines(results), *_skipped_lines(results)]:
         echo(line)
-    if drifts:
+    if drifts and command == "evaljig-fixtures regen":
         echo("fix: run `evaljig-fixtures regen` from the repository root and commit fixtures/ (never edit it by hand)")
+    elif drifts:  # a team's build script: the command that rebuilds is that script, not evaljig's own
+        echo(f"fix: run `{command}` and commit {out_dir.name}/ (never edit it by hand)")
     return EXIT_FAILED
 
 
