@@ -83,3 +83,14 @@ def test_run_env_is_offline_and_isolated(tmp_path: Path) -> None:
     assert env["LITELLM_LOCAL_MODEL_COST_MAP"] == "True"
     assert env["HF_HOME"] == str(tmp_path / "hf_home")
     assert env["OPENAI_API_KEY"] == "sk-x"
+
+
+def test_an_error_spanning_lines_is_still_the_last_error() -> None:
+    """A cassette miss's 404 text is several lines: the retry error must carry it, not ``last error: None``."""
+    miss = (
+        "litellm.NotFoundError: OpenAIException - Cassette miss: POST /v1/chat/completions differs from the "
+        "closest recording, interactions[5] (3 of 4 fields alike): temperature: 0 -> 0.3\n  temperature: 0 -> 0.3"
+    )
+    log = f"WARNING Error in API call: {miss}, waiting 0.01 seconds before retry 1/2\n"
+    log += "ERROR API call failed after 2 attempts, returning empty response.\n"
+    assert budget_summary(api_messages(log)) == (1, 2, miss)

@@ -162,7 +162,7 @@ def test_a_committed_recording_is_carried_over_without_an_upstream(tmp_path: Pat
     builder = cassette_builder(
         "cassettes/qa.yaml", provider="providers/p.json", dataset="datasets/qa.zip", stdout="configs/recorded.txt"
     )
-    assert builder.outputs == ("cassettes/qa.yaml", "configs/recorded.txt")
+    assert builder.outputs == ("cassettes/qa.yaml", "configs/recorded.txt", "cassettes/qa.recorded-for.json")
     assert builder.requires == frozenset({"lighteval"})
 
     written = builder.build(staging, BuildContext(committed=committed, staging=staging, lighteval=True))

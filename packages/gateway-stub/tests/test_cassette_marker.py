@@ -63,3 +63,51 @@ def test_the_committed_cassette_is_what_the_upstream_records(tmp_path: Path) -> 
     fresh = tmp_path / "multiple_choice.yaml"
     record(fresh)
     assert fresh.read_bytes() == CASSETTE.read_bytes()
+
+
+MISSING_TEST = """
+import json, urllib.error, urllib.request
+import pytest
+
+
+class RetryBudgetExhausted(RuntimeError):
+    pass
+
+
+def ask(gateway, question):
+    body = {"model": "gpt-x", "messages": [{"role": "user", "content": question}], "temperature": 0}
+    request = urllib.request.Request(gateway.base_url + "/chat/completions", json.dumps(body).encode(),
+                                     {"Content-Type": "application/json"})
+    try:
+        urllib.request.urlopen(request).read()
+    except urllib.error.HTTPError:
+        raise RetryBudgetExhausted("retry budget of 2 attempt(s) exhausted; last error: None") from None
+
+
+@pytest.mark.evaljig_cassette(CASSETTE)
+def test_hits_a_miss(gateway):
+    ask(gateway, "Which metal is liquid?")
+
+
+@pytest.mark.evaljig_cassette(CASSETTE)
+def test_fails_for_its_own_reason(gateway):
+    assert 1 == 2
+"""
+
+
+def test_a_test_that_hit_a_miss_fails_with_the_miss_explanation_first(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever the client made of the 404 (a retry error, an empty answer), the failure's first line is the miss."""
+    monkeypatch.setenv("COLUMNS", "400")  # the short summary line is not cut
+    pytester.makepyfile(test_inner=MISSING_TEST.replace("CASSETTE", repr(str(CASSETTE))))
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rf")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED test_inner.py::test_hits_a_miss - evaljig_gateway.CassetteMiss: Cassette miss: POST "
+            "/v1/chat/completions differs from the closest recording, interactions[[]*] (* of * fields alike): *",
+            "FAILED test_inner.py::test_fails_for_its_own_reason - assert 1 == 2",
+        ]
+    )
+    result.stdout.fnmatch_lines(["*RetryBudgetExhausted: retry budget of 2 attempt(s)*"])  # the cause is kept below

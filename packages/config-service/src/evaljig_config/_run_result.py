@@ -10,8 +10,8 @@ from typing import Any, Literal
 
 #: lighteval 0.13, models/endpoints/litellm_model.py: logged once per request that ended empty.
 BUDGET_SPENT = re.compile(r"API call failed after (\d+) attempts, returning empty response")
-#: ... and once per failed attempt, with the error text.
-ATTEMPT_FAILED = re.compile(r"Error in API call: (.*?), waiting [0-9.]+ seconds before retry (\d+)/(\d+)")
+#: ... and once per failed attempt, with the error text (it may span lines: a cassette miss does).
+ATTEMPT_FAILED = re.compile(r"Error in API call: ([\s\S]*?), waiting [0-9.]+ seconds before retry (\d+)/(\d+)")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 

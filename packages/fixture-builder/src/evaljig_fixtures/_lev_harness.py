@@ -21,7 +21,7 @@ from typing import Any
 
 from evaljig_config import LightEvalConfigRenderer, LightEvalRun, ProviderSpec, run_cli, run_python, scrub_text
 from evaljig_fixtures._datasets import DatasetPackage, load_dataset_package
-from evaljig_gateway import Call, Gateway
+from evaljig_gateway import Call, CassetteMiss, Gateway, first_miss
 
 LEV_FAKE_KEY = "sk-evaljig-fake-0000"
 """The placeholder api key the harness puts in the spec's variable: the gateway ignores keys, and a
@@ -124,12 +124,25 @@ class LevTrace:
         return done
 
     def _record(self, invocation: LevInvocation, start: Callable[[], LightEvalRun]) -> LightEvalRun:
+        """Run ``start``; a run that failed after a cassette miss raises :class:`CassetteMiss` from its error.
+
+        lighteval answers a 404 with an empty answer, so the runner's error is a retry budget with
+        ``last error: None``: the gateway's explanation (request, closest recording, differing fields)
+        is the one line that says what happened, and it comes first.
+        """
         self.invocations.append(invocation)  # before the run: a run that raises is reported too
         before = self._journal_size()
         try:
             invocation.run = start()
-        finally:
+        except Exception as exc:
             invocation.calls = self._calls_since(before)
+            found = first_miss(invocation.calls)
+            if found is None or isinstance(exc, CassetteMiss):
+                raise
+            tape = self.gateway.tape if self.gateway is not None else None
+            cassette = str(tape.path) if tape is not None else None
+            raise CassetteMiss(found[0], misses=found[1], cassette=cassette) from exc
+        invocation.calls = self._calls_since(before)
         return invocation.run
 
     def _journal_size(self) -> int:

@@ -23,6 +23,7 @@ from evaljig_gateway._cassette import (
 from evaljig_gateway._content import AnswerKey
 from evaljig_gateway._journal import Call, Journal
 from evaljig_gateway._limits import Limits
+from evaljig_gateway._miss import CassetteMiss, first_miss
 from evaljig_gateway._server import Gateway, GatewayStartError
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "Behaviour",
     "Call",
     "CassetteError",
+    "CassetteMiss",
     "Exchange",
     "Gateway",
     "GatewayApp",
@@ -43,6 +45,7 @@ __all__ = [
     "base_model",
     "behaviour_for",
     "behaviour_table_markdown",
+    "first_miss",
     "load_answer_key",
     "load_cassette",
     "match_key",

@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
+from evaljig_common import EvaljigError
 from evaljig_gateway._errors import GatewayError
+from evaljig_gateway._journal import Call
 from evaljig_gateway._work import Work
 
 #: Pairs of one body that are indexed (the rest are folded into one): bounds the index and a miss's work.
@@ -179,3 +182,29 @@ def _cut(text: str, at: int) -> str:
     start = max(0, at - CONTEXT_CHARS)
     end = min(len(text), at + CONTEXT_CHARS)
     return ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")
+
+
+class CassetteMiss(EvaljigError, AssertionError):  # noqa: N818 - named after what happened, like the 404's code
+    """A test (or run) that failed after the replaying gateway answered a request with a cassette miss.
+
+    Raised *from* whatever the client made of the 404 (a retry error, an empty answer, a failed
+    assertion), so the first thing a reader sees is the gateway's explanation: the request, the
+    closest recording and the fields that differ, not the symptom three layers up.
+    """
+
+    def __init__(self, explanation: str, *, misses: int = 1, cassette: str | None = None) -> None:
+        self.explanation = explanation
+        self.misses = misses
+        self.cassette = cassette
+        where = f" of {cassette}" if cassette else ""
+        note = f"({misses} request(s) missed the recording{where}; re-record it if the change is meant)"
+        super().__init__(f"{explanation}\n{note}")
+
+
+CassetteMiss.__module__ = "evaljig_gateway"  # how failures name it: the public import, not the private module
+
+
+def first_miss(calls: Iterable[Call]) -> tuple[str, int] | None:
+    """The first miss explanation among ``calls`` and how many of them missed; ``None`` when none did."""
+    misses = [c.miss for c in calls if c.miss is not None]
+    return (misses[0], len(misses)) if misses else None

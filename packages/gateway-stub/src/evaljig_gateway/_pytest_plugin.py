@@ -4,11 +4,16 @@ A test marked ``@pytest.mark.evaljig_cassette("cassettes/x.yaml")`` gets a gatew
 that cassette instead: one server per cassette (and options) per worker, its journal reset and
 its cursors rewound for every test. The path is relative to the test file's folder (where
 pytest-recording keeps its cassettes too), so a test and its cassette move together.
+
+A test using ``gateway`` that fails after a cassette miss fails as
+:class:`~evaljig_gateway.CassetteMiss` (raised from the original error): a client seldom shows
+the 404's text (lighteval turns it into an empty answer and a retry error), so the gateway's
+explanation would otherwise be nowhere in the failure.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -84,3 +89,21 @@ def _replaying(request: pytest.FixtureRequest, marker: pytest.Mark) -> Gateway:
     if key not in gateways:
         gateways[key] = Gateway(replay=path, **options).start()
     return gateways[key]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
+    """A failure after a cassette miss becomes :class:`CassetteMiss`: the miss first, the original error its cause."""
+    try:
+        return (yield)
+    except (Exception, pytest.fail.Exception) as exc:
+        from evaljig_gateway._miss import CassetteMiss, first_miss
+
+        funcargs = getattr(item, "funcargs", {})
+        gw = funcargs.get("gateway") if isinstance(funcargs, dict) else None
+        found = first_miss(gw.calls()) if gw is not None and not isinstance(exc, CassetteMiss) else None
+        if found is None:
+            raise
+        tape = gw.tape if gw is not None else None
+        cassette = str(tape.path) if tape is not None else None
+        raise CassetteMiss(found[0], misses=found[1], cassette=cassette) from exc

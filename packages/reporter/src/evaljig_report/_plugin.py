@@ -9,7 +9,8 @@ collected (``collected.json``), and the controller records an item whose worker 
 own: a ``ToolEval`` case is one item (evaljig-cases), so no ``--dist`` mode divides it, and
 installing the plugin changes how nobody's tests are scheduled.
 Plain tests are recorded only with ``--evaljig-all-tests``
-(or ``EVALJIG_ALL_TESTS=1``), so by default a test without the contract costs no file I/O.
+(or ``EVALJIG_ALL_TESTS=1``), so by default a test without the contract costs no file I/O; a plain
+test that attached files (a failed LEV case's debug files) is recorded regardless, so they land.
 """
 
 from __future__ import annotations
@@ -185,15 +186,17 @@ class ReportPlugin:
             return
         phases = self._phases.pop(report.nodeid, [])
         records = [value for key, value in report.user_properties if key == RECORD_KEY]
+        attachments = [value for key, value in report.user_properties if key == ATTACHMENT_KEY]
         call = next((r for r in phases if r.when == "call"), None)
         duration = call.duration if call is not None else 0.0
-        if records or self.all_tests:
+        # a plain test that attached debug files (a failed LEV case) is a case of its own: its files must land
+        plain = not records and (self.all_tests or bool(attachments))
+        if records or plain:
             self._claim()
         nodeid = _GROUP_SUFFIX.sub("", report.nodeid)
         paths = [self.recorder.add_record(record, nodeid=nodeid, duration=duration) for record in records]
-        if not records and self.all_tests:
+        if plain:
             paths.append(self._record_plain([*phases, report], duration))
-        attachments = [value for key, value in report.user_properties if key == ATTACHMENT_KEY]
         if attachments:  # to every case the test recorded, or to its plain case
             keys = {record_case_key(r, nodeid) for r in records} if records else {split_nodeid(nodeid)}
             for suite, case_id in sorted(keys):
@@ -209,7 +212,7 @@ class ReportPlugin:
         layout = Layout(self.layout.root, self.layout.run, self.layout.session, safe_segment(worker))
         nodeid = _GROUP_SUFFIX.sub("", report.nodeid)
         keys = [record_case_key(value, nodeid) for key, value in report.user_properties if key == RECORD_KEY]
-        if not keys and self.all_tests:
+        if not keys and (self.all_tests or any(key == ATTACHMENT_KEY for key, _ in report.user_properties)):
             keys = [split_nodeid(nodeid)]
         if keys:
             paths = [layout.case_dir(suite, case_id) / CASE_FILE for suite, case_id in keys]

@@ -21,9 +21,12 @@ from evaljig_fixtures._datasets import load_dataset_package
 from evaljig_fixtures._datasets.manifest import canonical_json
 from evaljig_fixtures._datasets.team import DEFAULT_ACCURACY, dataset_package_bytes
 from evaljig_fixtures._errors import BuildError
+from evaljig_fixtures._recorded_for import UNKNOWN, recorded_for, sidecar_relative, stale_fields, stale_message
+from evaljig_fixtures._recorded_for import dump as dump_recorded_for
+from evaljig_fixtures._recorded_for import load as load_recorded_for
 from evaljig_fixtures._regen.builder import Builder, write_output
-from evaljig_fixtures._regen.context import BuildContext, Upstream
-from evaljig_gateway import Gateway
+from evaljig_fixtures._regen.context import BuildContext, Finding, Upstream
+from evaljig_gateway import DEFAULT_IGNORED_FIELDS, CassetteError, Gateway, load_cassette
 
 
 def _name(relative: str, prefix: str) -> str:
@@ -127,16 +130,27 @@ def cassette_builder(
     or, without one, an ephemeral gateway answering from the dataset's answer key. ``stdout`` also
     writes that run's results table: the golden a replaying test compares with. Requires lighteval.
 
+    Beside the cassette it writes what the recording was made for (``<name>.recorded-for.json``:
+    model, generation parameters, system prompt, dataset rows, task module, lighteval version), and
+    every regen, ``--check`` included and with or without lighteval, compares that with this run's
+    provider and dataset: a changed input is drift naming the field and the command that re-records.
+
     A recording is kept until you re-record it: without ``--upstream``, committed files are carried
     over as they are (so ``regen`` and ``--check`` never replace your model's answers with the local
     gateway's); delete them to record the local gateway again.
     """
-    outputs = (relative,) if stdout is None else (relative, stdout)
+    builder_name = name or _name(relative, "cassette")
+    sidecar = sidecar_relative(relative)
+    recorded = (relative,) if stdout is None else (relative, stdout)
+    outputs = (*recorded, sidecar)
 
     def build(out_dir: Path, ctx: BuildContext) -> list[Path]:
-        committed = [ctx.committed.joinpath(*PurePosixPath(o).parts) for o in outputs]
+        committed = [ctx.committed.joinpath(*PurePosixPath(o).parts) for o in recorded]
         if ctx.upstream is None and all(path.is_file() for path in committed):
-            return [write_output(out_dir, o, path.read_bytes()) for o, path in zip(outputs, committed, strict=True)]
+            carried = [o for o in outputs if ctx.committed.joinpath(*PurePosixPath(o).parts).is_file()]
+            return [
+                write_output(out_dir, o, ctx.committed.joinpath(*PurePosixPath(o).parts).read_bytes()) for o in carried
+            ]
         spec = load_provider_spec(ctx.input(provider))
         package = load_dataset_package(ctx.input(dataset))
         out = out_dir.joinpath(*PurePosixPath(relative).parts)
@@ -159,9 +173,40 @@ def cassette_builder(
             table = out_dir.joinpath(*PurePosixPath(stdout).parts)
             write_text_atomic(table, run.stdout_table)
             written.append(table)
+        requests = len(load_cassette(out)) if out.is_file() else 0
+        summary = recorded_for(spec, package, requests=requests, builder=builder_name)
+        written.append(write_output(out_dir, sidecar, dump_recorded_for(summary)))
         return written
 
+    def freshness(ctx: BuildContext) -> list[Finding]:
+        cassette = _this_run(ctx, relative)
+        if cassette is None:
+            return []  # nothing recorded yet: the first regen with lighteval records it
+        spec = load_provider_spec(ctx.input(provider))
+        rerecord = f"{ctx.command} --only {builder_name} --upstream URL --api-key-env {spec.api_key_env}"
+        side = _this_run(ctx, sidecar)
+        summary = load_recorded_for(side) if side is not None else None
+        if summary is None:
+            return [Finding("note", relative, f"{UNKNOWN}: {rerecord}")]
+        current = recorded_for(spec, load_dataset_package(ctx.input(dataset)))
+        ignore = ctx.match_ignore if ctx.match_ignore is not None else DEFAULT_IGNORED_FIELDS
+        fields = stale_fields(summary, current, ignore)
+        if not fields:
+            return []
+        if not isinstance(summary.get("requests"), int):
+            with contextlib.suppress(CassetteError, OSError):
+                summary["requests"] = len(load_cassette(cassette))
+        return [Finding("stale", relative, stale_message(summary, fields, rerecord))]
+
     return Builder(
-        name=name or _name(relative, "cassette"), outputs=outputs, build=build, requires=frozenset({"lighteval"}),
+        name=builder_name, outputs=outputs, build=build, requires=frozenset({"lighteval"}), freshness=freshness,
         description=f"the real lighteval CLI's exchanges on {dataset}, recorded (regen --upstream: from your model)",
     )  # fmt: skip
+
+
+def _this_run(ctx: BuildContext, relative: str) -> Path | None:
+    """The file as this run leaves it: rebuilt, else committed; ``None`` when neither exists."""
+    try:
+        return ctx.input(relative)
+    except BuildError:
+        return None

@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from evaljig_common import write_bytes_atomic
-from evaljig_fixtures._regen.context import REQUIREMENTS, BuildContext
+from evaljig_fixtures._regen.context import REQUIREMENTS, BuildContext, Finding
 
 BuildFunction = Callable[[Path, BuildContext], list[Path]]
+FreshnessCheck = Callable[[BuildContext], list[Finding]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +20,10 @@ class Builder:
     ``outputs`` are the relative paths the builder owns: files, or folders ending in ``/`` (every
     file below them). Regen deletes owned files a build no longer produces, flags unowned ones, and
     refuses writes outside them. ``requires`` names entries of ``REQUIREMENTS`` (``lighteval``).
+    ``freshness`` (optional) says whether what the builder's files were made *for* still holds: a
+    recording cannot be rebuilt without its upstream, so its carried-over bytes never drift, yet it
+    goes stale when the inputs that shaped its requests change. It runs even when the builder is
+    skipped (it needs nothing the build needs) and its ``stale`` findings count as drift.
     """
 
     name: str
@@ -26,6 +31,7 @@ class Builder:
     build: BuildFunction
     requires: frozenset[str] = field(default_factory=frozenset)
     description: str = ""
+    freshness: FreshnessCheck | None = None
 
     def __post_init__(self) -> None:
         if not self.name or not all(c.isalnum() or c in "-_" for c in self.name):

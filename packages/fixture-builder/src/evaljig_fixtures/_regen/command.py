@@ -45,6 +45,13 @@ def configure_regen(parser: argparse.ArgumentParser) -> None:
         help="record cassettes from this OpenAI-compatible base URL (with /v1) instead of an ephemeral gateway",
     )
     parser.add_argument(
+        "--match-ignore",
+        action="append",
+        metavar="FIELD",
+        help="a request field the replay leaves out of the match (repeatable; replaces the default set, as "
+        "for `evaljig-gateway serve --match-ignore`): no recording is reported stale for it",
+    )
+    parser.add_argument(
         "--api-key-env",
         metavar="VAR",
         help="with --upstream: the environment variable holding its key (sent upstream, never written)",
@@ -65,7 +72,9 @@ def run_regen_command(args: argparse.Namespace) -> int:
     return regen_with(found.builders, args, found.fixtures or Path.cwd() / "fixtures")
 
 
-def regen_with(builders: Sequence[Builder], args: argparse.Namespace, default_out: Path) -> int:
+def regen_with(
+    builders: Sequence[Builder], args: argparse.Namespace, default_out: Path, command: str = "evaljig-fixtures regen"
+) -> int:
     problems = registry_problems(builders)
     if problems:
         print("\n".join(f"evaljig-fixtures regen: {p}" for p in problems), file=sys.stderr)
@@ -91,18 +100,23 @@ def regen_with(builders: Sequence[Builder], args: argparse.Namespace, default_ou
         check=args.check,
         lighteval=not args.no_lighteval and lighteval_available(),
         upstream=upstream,
+        command=command,
+        match_ignore=frozenset(args.match_ignore) if args.match_ignore else None,
     )
     return run_regen(selected, builders, options, lambda line: print(line, flush=True))
 
 
 @one_line_errors("regen")
-def regen_main(builders: Sequence[Builder], argv: Sequence[str] | None = None, *, fixtures: Path) -> int:
+def regen_main(
+    builders: Sequence[Builder], argv: Sequence[str] | None = None, *, fixtures: Path, command: str | None = None
+) -> int:
     """A team's build script in one call: ``raise SystemExit(regen_main(BUILDERS, fixtures=FOLDER))``.
 
     Takes regen's own options (``--check``, ``--only``, ``--list``, ``--no-lighteval``, ``--out``,
-    ``--upstream``/``--api-key-env``),
-    and ``fixtures`` is ``--out``'s default. Returns the exit code: 0 clean or written, 1 drift or a
-    failed builder, 2 bad usage.
+    ``--upstream``/``--api-key-env``, ``--match-ignore``),
+    and ``fixtures`` is ``--out``'s default. ``command`` is how a re-record hint names this script
+    (default: ``python <this script, relative to the working folder>``). Returns the exit code: 0 clean
+    or written, 1 drift (a stale recording too) or a failed builder, 2 bad usage.
     """
     parser = argparse.ArgumentParser(description="Rebuild the fixtures byte-for-byte; --check fails on drift.")
     configure_regen(parser)
@@ -110,4 +124,14 @@ def regen_main(builders: Sequence[Builder], argv: Sequence[str] | None = None, *
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse has printed the usage line
         return int(exc.code or 0)
-    return regen_with(builders, args, fixtures)
+    return regen_with(builders, args, fixtures, command or script_command())
+
+
+def script_command(argv0: str | None = None) -> str:
+    """How to run this build script again from here (``python ../scripts/testing/build.py``): the command a
+    stale recording's re-record hint names, never evaljig's own ``evaljig-fixtures regen``."""
+    script = argv0 if argv0 is not None else sys.argv[0]
+    if not script.endswith(".py") or Path(script).name == "__main__.py":
+        return "evaljig-fixtures regen"
+    shown = os.path.relpath(Path(script).resolve(), Path.cwd()) if Path(script).is_absolute() else script
+    return f"python {Path(shown).as_posix()}"

@@ -25,6 +25,15 @@ class Upstream:
 
 
 @dataclass(frozen=True, slots=True)
+class Finding:
+    """What a builder's ``freshness`` check found about one of its files: ``stale`` (drift) or a ``note``."""
+
+    kind: str  # "stale" | "note"
+    path: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class BuildContext:
     """Shared by every builder of one ``regen`` run."""
 
@@ -37,6 +46,12 @@ class BuildContext:
     """Whether the real lighteval runs in this interpreter (its CLI beside it); ``--no-lighteval`` turns it off."""
     upstream: Upstream | None = None
     """``--upstream``: the real endpoint cassette builders record from (``None``: an ephemeral gateway)."""
+    command: str = "evaljig-fixtures regen"
+    """The command that runs this regen from where it was started (a team's build script: ``python PATH``);
+    what a stale recording's re-record hint starts with."""
+    match_ignore: frozenset[str] | None = None
+    """``--match-ignore``: request fields a replay leaves out of the match, so no recording is stale for them
+    (``None``: the gateway's default set)."""
 
     def input(self, relative: str) -> Path:
         """A fixture another builder produces: this run's rebuilt copy if there is one, else the committed one."""

@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 from evaljig_common import write_bytes_atomic
 from evaljig_fixtures._errors import BuildError
 from evaljig_fixtures._regen.builder import Builder
-from evaljig_fixtures._regen.context import BuildContext, Upstream, unmet_requirements
+from evaljig_fixtures._regen.context import BuildContext, Finding, Upstream, unmet_requirements
 from evaljig_fixtures._regen.drift import Drift, compare, list_files, read, render
 from evaljig_fixtures._regen.swap import OnStep, pending, recover, stage, swap
 
@@ -33,6 +33,12 @@ class BuildResult:
     status: str  # "ok" | "skipped" | "failed"
     reason: str = ""
     drifts: list[Drift] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    """The builder's ``freshness`` findings: ``stale`` ones are drift (a recording made for other inputs)."""
+
+    @property
+    def stale(self) -> list[Finding]:
+        return [f for f in self.findings if f.kind == "stale"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +47,8 @@ class RegenOptions:
     check: bool = False
     lighteval: bool = False
     upstream: Upstream | None = None
+    command: str = "evaljig-fixtures regen"
+    match_ignore: frozenset[str] | None = None
     on_step: OnStep | None = None
     """Hears each ``swap.STEPS`` name before that step of the write-back (tests interrupt it there)."""
 
@@ -63,6 +71,8 @@ def run_regen(selected: Sequence[Builder], registry: Sequence[Builder], options:
             check=options.check,
             lighteval=options.lighteval,
             upstream=options.upstream,
+            command=options.command,
+            match_ignore=options.match_ignore,
         )
         results = [_run_one(i, len(selected), b, ctx, echo) for i, b in enumerate(selected, start=1)]
         stray: list[Drift] = []
@@ -77,7 +87,7 @@ def run_regen(selected: Sequence[Builder], registry: Sequence[Builder], options:
             )
             return EXIT_FAILED
         if options.check:
-            return _report_check(results, stray, options.out_dir, echo)
+            return _report_check(results, stray, options.out_dir, echo, options.command)
         return _apply(results, stray, options, echo)
 
 
@@ -99,8 +109,10 @@ def _run_one(index: int, total: int, builder: Builder, ctx: BuildContext, echo: 
     unmet = unmet_requirements(builder.requires, ctx)
     if unmet:
         reason = "; ".join(unmet)
-        echo(f"{head} skipped ({reason})")
-        return BuildResult(builder, "skipped", reason)
+        findings = _freshness(builder, ctx)
+        stale = " and STALE" if any(f.kind == "stale" for f in findings) else ""
+        echo(f"{head} skipped ({reason}){stale}")
+        return BuildResult(builder, "skipped", reason, findings=findings)
     try:
         produced = _build(builder, ctx)
     except Exception as exc:  # any builder bug is reported, and the committed folder stays as it was
@@ -114,9 +126,27 @@ def _run_one(index: int, total: int, builder: Builder, ctx: BuildContext, echo: 
         for r in sorted(produced | committed)
         if (d := compare(r, read(ctx.committed, r), read(ctx.staging, r) if r in produced else None)) is not None
     ]
+    findings = _freshness(builder, ctx)
     status = "ok" if not drifts else "DRIFT" if ctx.check else f"updated ({len(drifts)} file(s))"
+    if any(f.kind == "stale" for f in findings):
+        status = "STALE" if status == "ok" else f"{status}, STALE"
     echo(f"{head} {status}")
-    return BuildResult(builder, "ok", drifts=drifts)
+    return BuildResult(builder, "ok", drifts=drifts, findings=findings)
+
+
+def _freshness(builder: Builder, ctx: BuildContext) -> list[Finding]:
+    """The builder's ``freshness`` findings; a check that raises is a stale finding naming why, never a crash."""
+    if builder.freshness is None:
+        return []
+    try:
+        return builder.freshness(ctx)
+    except Exception as exc:  # a check must not hide the rest of the report
+        detail = str(exc) if isinstance(exc, BuildError) else f"{type(exc).__name__}: {exc}"
+        return [Finding("stale", builder.outputs[0], f"its freshness could not be checked: {detail}")]
+
+
+def _finding_lines(results: Sequence[BuildResult]) -> list[str]:
+    return [f"{f.kind:<8} {f.path}: {f.text}" for o in results for f in o.findings]
 
 
 def _build(builder: Builder, ctx: BuildContext) -> set[str]:
@@ -146,24 +176,32 @@ def _skipped_lines(results: Sequence[BuildResult]) -> list[str]:
     ]
 
 
-def _report_check(results: Sequence[BuildResult], stray: Sequence[Drift], out_dir: Path, echo: Echo) -> int:
+def _report_check(
+    results: Sequence[BuildResult], stray: Sequence[Drift], out_dir: Path, echo: Echo, command: str
+) -> int:
     drifts = [d for o in results for d in o.drifts] + list(stray)
+    stale = [f for o in results for f in o.stale]
     built = [o for o in results if o.status == "ok"]
     skipped = len(results) - len(built)
-    if not drifts:
+    if not drifts and not stale:
         files = sum(1 for r in list_files(out_dir) if any(o.builder.owns(r) for o in built))
         echo(f"regen --check: clean: {len(built)} builder(s), {files} file(s) match {out_dir}; {skipped} skipped")
-        for line in _skipped_lines(results):
+        for line in [*_finding_lines(results), *_skipped_lines(results)]:
             echo(line)
         return EXIT_OK
     counts = ", ".join(f"{sum(d.kind == k for d in drifts)} {k}" for k in ("changed", "missing", "added"))
-    echo(f"regen --check: {len(drifts)} drifted file(s) in {out_dir} ({counts}); {skipped} builder(s) skipped")
+    counts += f", {len(stale)} stale recording(s)" if stale else ""
+    total = len(drifts) + len(stale)
+    echo(f"regen --check: {total} drifted file(s) in {out_dir} ({counts}); {skipped} builder(s) skipped")
     for drift in drifts:
         for line in render(drift):
             echo(line)
-    for line in _skipped_lines(results):
+    for line in [*_finding_lines(results), *_skipped_lines(results)]:
         echo(line)
-    echo("fix: run `evaljig-fixtures regen` from the repository root and commit fixtures/ (never edit it by hand)")
+    if drifts and command == "evaljig-fixtures regen":
+        echo("fix: run `evaljig-fixtures regen` from the repository root and commit fixtures/ (never edit it by hand)")
+    elif drifts:  # a team's build script: the command that rebuilds is that script, not evaljig's own
+        echo(f"fix: run `{command}` and commit {out_dir.name}/ (never edit it by hand)")
     return EXIT_FAILED
 
 
@@ -194,8 +232,14 @@ def _apply(results: Sequence[BuildResult], stray: Sequence[Drift], options: Rege
         f"regen: {len(built)} builder(s), {files} file(s) in {out_dir}: {written} written, {removed} removed, "
         f"{files - written} unchanged; {skipped} skipped"
     )
+    for line in _finding_lines(results):
+        echo(line)
     for line in _skipped_lines(results):
         echo(line.replace("were not checked", "were left untouched"))
+    stale = [f for o in results for f in o.stale]
+    if stale:  # written, but a recording no longer fits its inputs: not done until it is re-recorded
+        echo(f"regen: {len(stale)} stale recording(s): re-record as shown above")
+        return EXIT_FAILED
     return EXIT_OK
 
 
