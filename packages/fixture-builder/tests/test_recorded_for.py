@@ -104,3 +104,44 @@ def test_the_re_record_command_is_the_build_script_run_from_here(
     monkeypatch.chdir(tmp_path / "backend")
     assert script_command(str(tmp_path / "scripts" / "build.py")) == "python ../scripts/build.py"
     assert script_command("/venv/bin/evaljig-fixtures") == "evaljig-fixtures regen"
+
+
+HARNESS_SUITE = """
+import pytest
+
+
+@pytest.mark.evaljig_cassette("fixtures/cassettes/acme.yaml")
+def test_replays_the_recording(lev_provider, lev_dataset, lev_trace):
+    raise AssertionError("lighteval would run here")
+"""
+
+
+def test_the_lev_harness_fails_a_stale_recording_before_anything_runs(
+    recorded: Path, pytester: pytest.Pytester
+) -> None:
+    """The LEV harness compares the marked cassette's recorded-for file with ``lev_provider``/``lev_dataset``."""
+    fixtures = pytester.path / "fixtures"
+    fixtures.mkdir()
+    for relative in ("providers/acme.json", "datasets/acme.zip", CASSETTE, "cassettes/acme.recorded-for.json"):
+        (fixtures / relative).parent.mkdir(parents=True, exist_ok=True)
+        (fixtures / relative).write_bytes((recorded / relative).read_bytes())
+    pytester.makeini(
+        "[pytest]\nlev_provider = fixtures/providers/acme.json\nlev_dataset = fixtures/datasets/acme.zip\n"
+    )
+    pytester.makepyfile(test_team=HARNESS_SUITE)
+    fresh = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    fresh.assert_outcomes(failed=1)
+    fresh.stdout.fnmatch_lines(["*lighteval would run here*"])  # an unchanged recording: the test runs
+
+    changed = json.loads((fixtures / "providers/acme.json").read_text())
+    changed["generation"]["temperature"] = 0.3
+    (fixtures / "providers/acme.json").write_text(json.dumps(changed))
+    stale = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rE")
+    stale.assert_outcomes(errors=1)  # at set-up: lighteval never starts
+    stale.stdout.fnmatch_lines(
+        [
+            "*stale recording acme.yaml: 12 recorded requests: generation_parameters.temperature 0.0 → 0.3; "
+            "re-record: your fixture build script with --only cassette --upstream URL --api-key-env ACME_TOKEN*"
+        ]
+    )
+    assert "lighteval would run here" not in stale.stdout.str()

@@ -91,11 +91,46 @@ def lev_api_key(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch,
 
 
 @pytest.fixture
-def lev_provider(lev_provider_path: Path, lev_api_key: str, gateway: Gateway) -> ProviderSpec:
-    """The provider spec, pointed at this worker's gateway, its key variable set to ``lev_api_key``."""
+def lev_provider(
+    request: pytest.FixtureRequest, lev_provider_path: Path, lev_api_key: str, gateway: Gateway
+) -> ProviderSpec:
+    """The provider spec, pointed at this worker's gateway, its key variable set to ``lev_api_key``.
+
+    In a test that replays a cassette (``evaljig_cassette``) with the dataset too, a recording whose
+    inputs no longer match this spec and dataset fails the test here, before lighteval runs.
+    """
     from evaljig_config import load_provider_spec
 
-    return load_provider_spec(lev_provider_path).with_base_url(gateway.base_url)
+    spec = load_provider_spec(lev_provider_path)
+    if "lev_dataset" in request.fixturenames:
+        _fail_on_a_stale_recording(request, spec)
+    return spec.with_base_url(gateway.base_url)
+
+
+def _fail_on_a_stale_recording(request: pytest.FixtureRequest, spec: ProviderSpec) -> None:
+    """``pytest.fail`` with the stale-recording line when the marked cassette was recorded for other inputs."""
+    from evaljig_fixtures import _recorded_for
+    from evaljig_gateway import DEFAULT_IGNORED_FIELDS
+
+    marker = request.node.get_closest_marker("evaljig_cassette")
+    if marker is None or not marker.args:
+        return
+    cassette = Path(request.node.path).parent / Path(marker.args[0])
+    recorded = _recorded_for.load(_recorded_for.sidecar_path(cassette))
+    if recorded is None:  # an older recording: replay, and a miss explains itself
+        return
+    dataset: LevDataset = request.getfixturevalue("lev_dataset")
+    ignore = marker.kwargs.get("ignore")
+    fields = _recorded_for.stale_fields(
+        recorded,
+        _recorded_for.recorded_for(spec, dataset.package),
+        frozenset(ignore) if ignore is not None else DEFAULT_IGNORED_FIELDS,
+    )
+    if fields:
+        builder = recorded.get("builder") or "cassette"
+        rerecord = f"your fixture build script with --only {builder} --upstream URL --api-key-env {spec.api_key_env}"
+        pytest.fail(f"stale recording {cassette.name}: " + _recorded_for.stale_message(recorded, fields, rerecord),
+                    pytrace=False)  # fmt: skip
 
 
 @pytest.fixture(scope="session")
