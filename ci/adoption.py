@@ -163,8 +163,12 @@ def adopt(
         for wheel in sorted(dist.glob("*.whl")):
             shutil.copy2(wheel, wheels / wheel.name)
         (repo / "pyproject.toml").write_text(uv_project_toml("team-evals", "3.11"), encoding="utf-8")
-        # uv run uses the project's .venv; an outer VIRTUAL_ENV (nox's own) would only draw a warning
-        team_env = {**env, **uv_env, "UV_PYTHON": python, "UV_PYTHON_DOWNLOADS": "never", "VIRTUAL_ENV": None}
+        # the project's own .venv, named: nox sets VIRTUAL_ENV to its session venv for every command, and
+        # uv would otherwise sync the team's stack into that
+        team_env = {
+            **env, **uv_env, "UV_PYTHON": python, "UV_PYTHON_DOWNLOADS": "never",
+            "UV_PROJECT_ENVIRONMENT": str(repo / ".venv"), "VIRTUAL_ENV": None,
+        }  # fmt: skip
         timings.step(
             session, "uv: uv add evaljig[lighteval]", repo, "uv", "add", "--quiet", *REQUIREMENTS, env=team_env
         )
