@@ -184,10 +184,13 @@ async def _json(send: Send, status: int, payload: Any, extra: list[tuple[bytes, 
 
 
 class Upstream:
-    """``with Upstream() as up: up.base_url`` — the server on 127.0.0.1 in a background thread."""
+    """``with Upstream() as up: up.base_url`` — the server on 127.0.0.1 in a background thread.
 
-    def __init__(self) -> None:
-        self.app = UpstreamApp()
+    ``Upstream(app)`` serves another ASGI app the same way (a hostile or gated upstream of a test).
+    """
+
+    def __init__(self, app: Any = None) -> None:
+        self.app = UpstreamApp() if app is None else app
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self.port = 0
@@ -205,7 +208,10 @@ class Upstream:
         sock.bind(("127.0.0.1", 0))
         sock.listen(128)
         self.port = sock.getsockname()[1]
-        config = uvicorn.Config(self.app, lifespan="off", log_level="warning", access_log=False)
+        # a short graceful shutdown: a test's endless stream must not hold the exit for long
+        config = uvicorn.Config(
+            self.app, lifespan="off", log_level="warning", access_log=False, timeout_graceful_shutdown=1
+        )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True)
         self._thread.start()

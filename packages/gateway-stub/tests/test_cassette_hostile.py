@@ -17,10 +17,10 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
 from evaljig_gateway import CassetteError, Gateway, load_cassette
-from evaljig_gateway._server import bind_socket
+
+from .openai_upstream import Upstream
 
 HEADER = "interactions:\n- request:\n    body: "
 TAIL = (
@@ -115,15 +115,8 @@ class _Hostile:
 @pytest.fixture
 def hostile() -> Iterator[tuple[_Hostile, str]]:
     app = _Hostile()
-    sock = bind_socket()
-    server = uvicorn.Server(uvicorn.Config(app, lifespan="off", log_level="critical", timeout_graceful_shutdown=1))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started:
-        threading.Event().wait(0.005)
-    yield app, f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with Upstream(app) as upstream:
+        yield app, upstream.base_url
 
 
 def test_an_answer_inflating_past_the_cap_is_refused_and_not_kept(

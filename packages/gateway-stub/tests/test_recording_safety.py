@@ -21,7 +21,6 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -30,7 +29,6 @@ from evaljig_gateway import CassetteError, Exchange, Gateway, load_cassette, wri
 from evaljig_gateway._cassette import dump_cassette, match_key
 from evaljig_gateway._record import Recorder
 from evaljig_gateway._replay import Replayer
-from evaljig_gateway._server import bind_socket
 
 from .openai_upstream import Upstream
 
@@ -151,15 +149,8 @@ class _Gated:
 @pytest.fixture
 def gated() -> Iterator[tuple[_Gated, str]]:
     app = _Gated()
-    sock = bind_socket()
-    server = uvicorn.Server(uvicorn.Config(app, lifespan="off", log_level="warning", timeout_graceful_shutdown=1))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started:
-        threading.Event().wait(0.005)
-    yield app, f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with Upstream(app) as upstream:
+        yield app, upstream.base_url
 
 
 def _wait_for(predicate: Any) -> None:
