@@ -110,9 +110,13 @@ def test_a_failed_build_leaves_nothing_and_the_old_stack_is_not_mistaken_for_new
 
 INTERRUPTED_BUILD = textwrap.dedent(
     """
-    import sys, time
+    import signal, sys, time
     from pathlib import Path
     from ci import lighteval_stack as stack
+
+    # Ctrl-C as a terminal sends it, even where this run was started in the background (`cmd &`), whose
+    # children inherit SIGINT ignored and Python then keeps it ignored
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     def build(venv):
         (venv / "half-installed").write_text("x")
@@ -132,10 +136,15 @@ def test_an_interrupted_build_is_rebuilt_from_scratch(tmp_path: Path, signame: s
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )  # fmt: skip
-    assert child.stdout is not None
-    assert child.stdout.readline() == "building\n"
-    child.send_signal(getattr(signal, signame))
-    child.communicate(timeout=30)
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline() == "building\n"
+        child.send_signal(getattr(signal, signame))
+        child.communicate(timeout=30)
+    finally:  # never leave the child running (its pipes would be closed by the collector, in another test)
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
     assert child.returncode != 0
     assert not stack.is_current(target, ".stamp")
     assert not target.exists()

@@ -103,9 +103,11 @@ def test_two_cli_recorders_of_one_cassette_both_land(tmp_path: Path, upstream: U
         for proc in procs:
             proc.send_signal(signal.SIGINT)
             outs.append(proc.communicate(timeout=60))
-    finally:
+    finally:  # never leave a server running (its pipes would be closed by the collector, in another test)
         for proc in procs:
-            proc.kill()
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
     assert [p.returncode for p in procs] == [0, 0], outs
     assert all(out.splitlines()[-1] == f"recorded 5 exchange(s) to {cassette}" for out, _ in outs)
     assert len(load_cassette(cassette)) == 10
@@ -235,8 +237,8 @@ def test_an_unwritable_record_path_is_refused_at_start(tmp_path: Path, upstream:
         Gateway(record=target, upstream=upstream.base_url)
     assert str(caught.value).startswith(f"{target}: cannot record to this path")
     assert ".tmp" not in str(caught.value)
-    proc = _serve("--record", str(target), "--upstream", upstream.base_url)
-    out, err = proc.communicate(timeout=30)
+    with _serve("--record", str(target), "--upstream", upstream.base_url) as proc:  # waited for and closed
+        out, err = proc.communicate(timeout=60)
     assert proc.returncode == 2
     assert out == ""
     assert err.count("\n") == 1

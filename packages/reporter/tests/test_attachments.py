@@ -81,6 +81,24 @@ def test_attachments_become_files_of_the_tests_case(attaching: pytest.Pytester, 
     assert "test_contract" not in cases  # no plain case besides the contract one
 
 
-def test_without_all_tests_a_plain_tests_attachments_go_nowhere(attaching: pytest.Pytester) -> None:
+def test_without_all_tests_a_plain_test_that_attached_files_is_still_recorded(attaching: pytest.Pytester) -> None:
+    """Its files are what a failure is debugged with (a failed LEV case's config, argv, journal): they land."""
     attaching.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2, failed=1)
-    assert sorted(docs(attaching.path / "reports")) == ["c1"]
+    cases = docs(attaching.path / "reports")
+    assert sorted(cases) == ["c1", "test_broken_attachment", "test_plain"]
+    assert cases["test_plain"][0]["status"] == "fail"
+    assert (cases["test_plain"][1] / "config.yaml").read_text() == "a: 1\n"
+
+
+PLAIN_ONLY = """
+def test_nothing_attached():
+    assert False, "fails on purpose"
+"""
+
+
+def test_without_all_tests_a_plain_test_without_attachments_costs_no_file(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite = report_suite(pytester, monkeypatch, test_plain_only=PLAIN_ONLY)
+    suite.runpytest("-p", "no:cacheprovider").assert_outcomes(failed=1)
+    assert docs(suite.path / "reports") == {}
