@@ -79,8 +79,8 @@ def uv_project_toml(name: str, python: str) -> str:
 def lock_problems(lock: str, private: Sequence[Path]) -> list[str]:
     """Lines of ``uv.lock`` that name a path of this machine under ``private`` (the project, the checkout).
 
-    A lock holding ``/home/me/evaljig/dist`` breaks on every other machine; the portable form
-    records ``registry = "wheels"``.
+    A lock holding an absolute path of this machine (its checkout's ``dist``) breaks on every other
+    machine; the portable form records ``registry = "wheels"``.
     """
     roots = sorted({str(p) for p in private}, key=len, reverse=True)
     found = []

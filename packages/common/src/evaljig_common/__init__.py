@@ -14,6 +14,7 @@ from evaljig_common._atomic import (
 from evaljig_common._cli import one_line_errors
 from evaljig_common._errors import EvaljigError
 from evaljig_common._json import MAX_JSON_DEPTH, StrictJSONError, loads_strict
+from evaljig_common._lock import exclusive_lock
 from evaljig_common._offline import OFFLINE_ENV
 from evaljig_common._records import RECORD_KEY, valid_text
 from evaljig_common._runid import claim_run, explicit_run_id, run_id, safe_segment
@@ -27,6 +28,7 @@ __all__ = [
     "StrictJSONError",
     "claim_run",
     "exchange_paths",
+    "exclusive_lock",
     "explicit_run_id",
     "loads_strict",
     "one_line_errors",

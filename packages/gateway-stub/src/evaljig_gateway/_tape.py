@@ -17,14 +17,13 @@ last.
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from evaljig_common import exclusive_lock
 from evaljig_gateway._cassette import (
     DEFAULT_IGNORED_FIELDS,
     CassetteError,
@@ -65,7 +64,7 @@ class Tape:
         if self.recorder is None or not self.recorder.recorded:
             return 0
         new = list(self.recorder.recorded)
-        with _folder_lock(self.path.parent):
+        with exclusive_lock(self.path.parent):  # every recorder of a cassette there, across processes
             base, appended = self.base, []
             if _identity(self.path) != self.identity:  # another recorder wrote since: merge with its exchanges
                 current = read_items(self.path, self.max_bytes) if self.path.exists() else []
@@ -93,22 +92,6 @@ def _identity(path: Path) -> Identity:
     except OSError:
         return None
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-
-
-@contextmanager
-def _folder_lock(folder: Path) -> Iterator[None]:
-    """An exclusive ``flock`` on ``folder`` (held by every recorder writing a cassette there, across processes)."""
-    if sys.platform == "win32":  # pragma: no cover - no flock: concurrent recorders of one cassette are unsupported
-        yield
-        return
-    import fcntl
-
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # releases the lock
 
 
 def check_writable(path: Path) -> None:

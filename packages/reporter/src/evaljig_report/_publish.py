@@ -18,16 +18,15 @@ session's reports, say, for a session named ``merged``) is refused, never replac
 
 from __future__ import annotations
 
-import fcntl
 import glob
 import os
 import secrets
 import shutil
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 
-from evaljig_common import TMP_SUFFIX, EvaljigError
+from evaljig_common import TMP_SUFFIX, EvaljigError, exclusive_lock
 from evaljig_common import exchange_paths as _exchange
 from evaljig_report._layout import HTML_FILE, INDEX_FILE, JUNIT_FILE, SUMMARY_FILE
 
@@ -48,15 +47,9 @@ def staging_paths(out_dir: Path) -> list[Path]:
     return sorted(out_dir.parent.glob(f".{glob.escape(out_dir.name)}.merging-*{TMP_SUFFIX}"))
 
 
-@contextmanager
-def merge_lock(out_dir: Path) -> Iterator[None]:
+def merge_lock(out_dir: Path) -> AbstractContextManager[None]:
     """Hold the exclusive lock of ``out_dir``, waiting for a merge into it that holds it now."""
-    fd = os.open(lock_path(out_dir), os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # releases the lock
+    return exclusive_lock(lock_path(out_dir))
 
 
 def check_replaceable(out_dir: Path) -> None:
