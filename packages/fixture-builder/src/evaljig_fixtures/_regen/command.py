@@ -103,7 +103,11 @@ def regen_with(
         command=command,
         match_ignore=frozenset(args.match_ignore) if args.match_ignore else None,
     )
-    return run_regen(selected, builders, options, lambda line: print(line, flush=True))
+    try:
+        return run_regen(selected, builders, options, lambda line: print(line, flush=True))
+    except BuildError as exc:  # refused before anything ran (a symlink in the fixtures folder, ...)
+        print(f"evaljig-fixtures regen: {exc}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 @one_line_errors("regen")

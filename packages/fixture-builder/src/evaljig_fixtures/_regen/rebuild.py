@@ -14,11 +14,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from evaljig_common import write_bytes_atomic
 from evaljig_fixtures._errors import BuildError
 from evaljig_fixtures._regen.builder import Builder
 from evaljig_fixtures._regen.context import BuildContext, Finding, Upstream, unmet_requirements
-from evaljig_fixtures._regen.drift import Drift, compare, list_files, read, render
+from evaljig_fixtures._datasets.extract import write_below
+from evaljig_fixtures._regen.drift import Drift, compare, entry, list_files, read, render, unsafe_entries
 from evaljig_fixtures._regen.swap import OnStep, pending, recover, stage, swap
 
 Echo = Callable[[str], None]
@@ -58,8 +58,15 @@ def run_regen(selected: Sequence[Builder], registry: Sequence[Builder], options:
     if options.check and pending(options.out_dir):
         echo(f"regen --check: an interrupted regen of {options.out_dir} is pending; run `evaljig-fixtures regen`")
         return EXIT_FAILED
+    if options.check and options.out_dir.is_symlink():
+        echo(
+            f"regen --check: drift: {options.out_dir} is a symlink to {os.readlink(options.out_dir)} "
+            "(a fixtures folder is a real folder; regen never writes through a symlink)"
+        )
+        return EXIT_FAILED
     if not options.check:
         _ensure_writable_parent(options.out_dir)
+        _refuse_symlinks(options.out_dir)
         recovered = recover(options.out_dir)
         if recovered is not None:
             echo(f"regen: {recovered}")
@@ -79,7 +86,8 @@ def run_regen(selected: Sequence[Builder], registry: Sequence[Builder], options:
         if len(selected) == len(registry):
             for relative in sorted(list_files(options.out_dir)):
                 if not any(b.owns(relative) for b in registry):
-                    stray.append(Drift("added", relative, read(options.out_dir, relative), None))
+                    found = compare(relative, entry(options.out_dir, relative), None)
+                    stray.extend([found] if found is not None else [])
         failed = [o for o in results if o.status == "failed"]
         if failed:
             echo(
@@ -104,6 +112,20 @@ def _ensure_writable_parent(out_dir: Path) -> None:
             return
 
 
+def _refuse_symlinks(out_dir: Path) -> None:
+    """Regen writes real files in real folders only: a symlink at or below ``out_dir`` would be written through.
+
+    Checked before any builder runs; ``--check`` reports the same entries as drift instead.
+    """
+    unsafe = unsafe_entries(out_dir)
+    if unsafe:
+        more = f" (and {len(unsafe) - 1} more)" if len(unsafe) > 1 else ""
+        raise BuildError(
+            f"refused: {unsafe[0]}{more}: regen never writes through a symlink or into a special file; "
+            "fix: replace it with a real folder or file (or delete it) and rerun"
+        )
+
+
 def _run_one(index: int, total: int, builder: Builder, ctx: BuildContext, echo: Echo) -> BuildResult:
     head = f"[{index}/{total}] {builder.name}: {', '.join(builder.outputs)} ..."
     unmet = unmet_requirements(builder.requires, ctx)
@@ -124,7 +146,7 @@ def _run_one(index: int, total: int, builder: Builder, ctx: BuildContext, echo: 
     drifts = [
         d
         for r in sorted(produced | committed)
-        if (d := compare(r, read(ctx.committed, r), read(ctx.staging, r) if r in produced else None)) is not None
+        if (d := compare(r, entry(ctx.committed, r), read(ctx.staging, r) if r in produced else None)) is not None
     ]
     findings = _freshness(builder, ctx)
     status = "ok" if not drifts else "DRIFT" if ctx.check else f"updated ({len(drifts)} file(s))"
@@ -212,8 +234,8 @@ def _apply(results: Sequence[BuildResult], stray: Sequence[Drift], options: Rege
     def change(new: Path) -> None:
         for drift in drifts:
             target = new.joinpath(*PurePosixPath(drift.path).parts)
-            if drift.rebuilt is not None:
-                write_bytes_atomic(target, drift.rebuilt)
+            if drift.rebuilt is not None:  # no symlink below new/ is followed, should one appear after the check
+                write_below(new, PurePosixPath(drift.path).parts, drift.rebuilt)
             else:
                 target.unlink()
                 _prune_empty_parents(target.parent, new)
