@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from evaljig_fixtures import Builder, BuildContext, regen_main, write_output
+from evaljig_fixtures import BuildContext, Builder, regen_main, write_output
 
 A = b"a fixture\n"
 DATA = b"\x00binary dataset\n"

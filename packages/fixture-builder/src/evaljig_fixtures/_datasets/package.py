@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from evaljig_corpus.strict_json import JsonInputError, duplicates, loads, loads_bytes
+from evaljig_fixtures._datasets.contents import content_problems
 from evaljig_fixtures._datasets.extract import UnsafeDestinationError, write_below
 from evaljig_fixtures._datasets.manifest import ANSWER_KEY_MEMBER, MANIFEST, ROWS_MEMBER, manifest_problems
 from evaljig_fixtures._errors import DatasetPackageError
@@ -75,7 +76,12 @@ class DatasetPackage:
 
 
 def load_dataset_package(zip_path: Path) -> DatasetPackage:
-    """Read and verify ``zip_path``; any problem raises ``DatasetPackageError`` naming the file and member."""
+    """Read and verify ``zip_path``; any problem raises ``DatasetPackageError`` naming the file and member.
+
+    The manifest is checked against its shipped JSON Schema, every member against the manifest's
+    sha256 and size, and the manifest's claims (rows, subjects, answer key, task) against the
+    members themselves.
+    """
     members = _read_members(zip_path, _read_zip(zip_path))
     if MANIFEST not in members:
         raise DatasetPackageError(zip_path, [f"{MANIFEST} is missing (members: {', '.join(sorted(members))})"])
@@ -87,11 +93,15 @@ def load_dataset_package(zip_path: Path) -> DatasetPackage:
     answer_key = _parse_json(zip_path, ANSWER_KEY_MEMBER, members[ANSWER_KEY_MEMBER])
     if not isinstance(answer_key, dict) or not all(isinstance(v, str) for v in answer_key.values()):
         raise DatasetPackageError(zip_path, [f"{ANSWER_KEY_MEMBER}: must map question text to an answer string"])
+    rows = _parse_rows(zip_path, members[ROWS_MEMBER])
+    problems = content_problems(manifest, rows, answer_key, members[manifest["task_module"]])
+    if problems:
+        raise DatasetPackageError(zip_path, problems)
     return DatasetPackage(
         source=zip_path,
         manifest=MappingProxyType(manifest),
         members=MappingProxyType(members),
-        rows=_parse_rows(zip_path, members[ROWS_MEMBER]),
+        rows=rows,
         answer_key=MappingProxyType(answer_key),
     )
 

@@ -80,7 +80,7 @@ def source_problems(data: Any) -> list[str]:
     seen_ids: set[str] = set()
     seen_questions: set[str] = set()
     for index, row in enumerate(rows):
-        for problem in _row_problems(row):
+        for problem in row_problems(row):
             label = row.get("id") if isinstance(row, dict) and isinstance(row.get("id"), str) else f"#{index}"
             problems.append(f"row {label}: {problem}")
         if isinstance(row, dict):
@@ -93,7 +93,7 @@ def source_problems(data: Any) -> list[str]:
     return problems
 
 
-def _row_problems(row: Any) -> list[str]:
+def row_problems(row: Any) -> list[str]:
     if not isinstance(row, dict):
         return ["must be an object"]
     problems = [f"unknown field '{k}'" for k in row if k not in _ROW_KEYS]

@@ -73,7 +73,7 @@ def entry(root: Path, relative: str) -> Entry:
             return Entry("absent")
         if stat.S_ISLNK(mode):
             where = "" if depth == len(parts) else f"its folder {'/'.join(parts[:depth])} "
-            return Entry("symlink", detail=f"{where}is a symlink to {os.readlink(path)}")
+            return Entry("symlink", detail=f"{where}is a symlink to {path.readlink()}")
         if depth < len(parts):
             if not stat.S_ISDIR(mode):
                 return Entry("absent")
@@ -120,7 +120,7 @@ def compare(relative: str, committed: bytes | Entry | None, rebuilt: bytes | Non
 def unsafe_entries(root: Path) -> list[str]:
     """Every symlink and non-regular file at or below ``root``, as ``path is ...`` (what regen refuses to write)."""
     if root.is_symlink():
-        return [f"{root} is a symlink to {os.readlink(root)}"]
+        return [f"{root} is a symlink to {root.readlink()}"]
     problems = []
     for relative in sorted(list_files(root)):
         found = entry(root, relative)

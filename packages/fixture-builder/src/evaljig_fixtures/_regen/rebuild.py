@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from evaljig_fixtures._datasets.extract import write_below
 from evaljig_fixtures._errors import BuildError
 from evaljig_fixtures._regen.builder import Builder
 from evaljig_fixtures._regen.context import BuildContext, Finding, Upstream, unmet_requirements
-from evaljig_fixtures._datasets.extract import write_below
 from evaljig_fixtures._regen.drift import Drift, compare, entry, list_files, read, render, unsafe_entries
 from evaljig_fixtures._regen.swap import OnStep, pending, recover, stage, swap
 
@@ -60,7 +60,7 @@ def run_regen(selected: Sequence[Builder], registry: Sequence[Builder], options:
         return EXIT_FAILED
     if options.check and options.out_dir.is_symlink():
         echo(
-            f"regen --check: drift: {options.out_dir} is a symlink to {os.readlink(options.out_dir)} "
+            f"regen --check: drift: {options.out_dir} is a symlink to {options.out_dir.readlink()} "
             "(a fixtures folder is a real folder; regen never writes through a symlink)"
         )
         return EXIT_FAILED
