@@ -6,11 +6,14 @@ runs ``regen --check`` with every builder in the lighteval venv (LEV-004).
 
 from __future__ import annotations
 
+import importlib
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
+from evaljig_common import OFFLINE_ENV
 from evaljig_fixtures._builders.registry import BUILDERS
 from evaljig_fixtures._cli import main
 from evaljig_fixtures._regen import BuildContext, Builder, RegenOptions, registry_problems, run_regen, write_output
@@ -26,6 +29,15 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 def regen(out: Path, *extra: str) -> int:
     return main(["regen", "--out", str(out), "--no-lighteval", *extra])
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _warm_imports() -> None:
+    """The builders run in a forked child, which inherits this process's imports: litellm (~6 s of CPU) is
+    imported once here rather than once per regen in these tests."""
+    for name, value in OFFLINE_ENV.items():
+        os.environ.setdefault(name, value)  # as regen itself sets them: litellm must not fetch its cost map
+    importlib.import_module("litellm")
 
 
 @pytest.fixture

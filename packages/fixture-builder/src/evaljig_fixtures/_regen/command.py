@@ -18,6 +18,7 @@ from evaljig_config import lighteval_available
 from evaljig_fixtures._errors import BuildError
 from evaljig_fixtures._regen.builder import Builder
 from evaljig_fixtures._regen.context import Upstream
+from evaljig_fixtures._regen.isolate import DEFAULT_TIMEOUT_S
 from evaljig_fixtures._regen.project import project_builders
 from evaljig_fixtures._regen.rebuild import EXIT_FAILED, RegenOptions, run_regen
 from evaljig_fixtures._regen.selection import registry_problems, select
@@ -52,10 +53,27 @@ def configure_regen(parser: argparse.ArgumentParser) -> None:
         "for `evaljig-gateway serve --match-ignore`): no recording is reported stale for it",
     )
     parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=DEFAULT_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"stop a builder (and every process it started) running longer than this (default: {DEFAULT_TIMEOUT_S:g})",
+    )
+    parser.add_argument(
         "--api-key-env",
         metavar="VAR",
         help="with --upstream: the environment variable holding its key (sent upstream, never written)",
     )
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: must be a positive number of seconds")
+    return value
 
 
 def run_regen_command(args: argparse.Namespace) -> int:
@@ -102,6 +120,7 @@ def regen_with(
         upstream=upstream,
         command=command,
         match_ignore=frozenset(args.match_ignore) if args.match_ignore else None,
+        timeout_s=args.timeout,
     )
     try:
         return run_regen(selected, builders, options, lambda line: print(line, flush=True))

@@ -8,6 +8,7 @@ builders' files are neither rewritten, deleted nor compared. The write-back is a
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import tempfile
 from collections.abc import Callable, Sequence
@@ -19,6 +20,7 @@ from evaljig_fixtures._errors import BuildError
 from evaljig_fixtures._regen.builder import Builder
 from evaljig_fixtures._regen.context import BuildContext, Finding, Upstream, unmet_requirements
 from evaljig_fixtures._regen.drift import Drift, compare, entry, list_files, read, render, unsafe_entries
+from evaljig_fixtures._regen.isolate import DEFAULT_TIMEOUT_S, Builders
 from evaljig_fixtures._regen.swap import OnStep, pending, recover, stage, swap
 
 Echo = Callable[[str], None]
@@ -49,6 +51,8 @@ class RegenOptions:
     upstream: Upstream | None = None
     command: str = "evaljig-fixtures regen"
     match_ignore: frozenset[str] | None = None
+    timeout_s: float | None = DEFAULT_TIMEOUT_S
+    """``--timeout``: one builder's deadline; its whole process group is stopped there (``None``: no deadline)."""
     on_step: OnStep | None = None
     """Hears each ``swap.STEPS`` name before that step of the write-back (tests interrupt it there)."""
 
@@ -81,7 +85,11 @@ def run_regen(selected: Sequence[Builder], registry: Sequence[Builder], options:
             command=options.command,
             match_ignore=options.match_ignore,
         )
-        results = [_run_one(i, len(selected), b, ctx, echo) for i, b in enumerate(selected, start=1)]
+        with Builders(selected, ctx) as children:
+            results = [
+                _run_one(i + 1, len(selected), b, ctx, echo, functools.partial(children.run, i, options.timeout_s))
+                for i, b in enumerate(selected)
+            ]
         stray: list[Drift] = []
         if len(selected) == len(registry):
             for relative in sorted(list_files(options.out_dir)):
@@ -126,7 +134,9 @@ def _refuse_symlinks(out_dir: Path) -> None:
         )
 
 
-def _run_one(index: int, total: int, builder: Builder, ctx: BuildContext, echo: Echo) -> BuildResult:
+def _run_one(
+    index: int, total: int, builder: Builder, ctx: BuildContext, echo: Echo, build: Callable[[], list[Path]]
+) -> BuildResult:
     head = f"[{index}/{total}] {builder.name}: {', '.join(builder.outputs)} ..."
     unmet = unmet_requirements(builder.requires, ctx)
     if unmet:
@@ -136,7 +146,7 @@ def _run_one(index: int, total: int, builder: Builder, ctx: BuildContext, echo: 
         echo(f"{head} skipped ({reason}){stale}")
         return BuildResult(builder, "skipped", reason, findings=findings)
     try:
-        produced = _build(builder, ctx)
+        produced = _build(builder, ctx, build)
     except Exception as exc:  # any builder bug is reported, and the committed folder stays as it was
         detail = str(exc) if isinstance(exc, BuildError) else f"{type(exc).__name__}: {exc}"
         echo(f"{head} FAILED")
@@ -171,11 +181,12 @@ def _finding_lines(results: Sequence[BuildResult]) -> list[str]:
     return [f"{f.kind:<8} {f.path}: {f.text}" for o in results for f in o.findings]
 
 
-def _build(builder: Builder, ctx: BuildContext) -> set[str]:
-    """Run one builder; what it wrote must equal what it returned, and lie inside its outputs."""
+def _build(builder: Builder, ctx: BuildContext, build: Callable[[], list[Path]]) -> set[str]:
+    """Run one builder (``build``: in the builders' own process group, ``isolate``); what it wrote must equal what it
+    returned, and lie inside its outputs."""
     before = list_files(ctx.staging)
     returned = set()
-    for path in builder.build(ctx.staging, ctx):
+    for path in build():
         try:
             returned.add(path.resolve().relative_to(ctx.staging.resolve()).as_posix())
         except ValueError:

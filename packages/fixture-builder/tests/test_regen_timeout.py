@@ -1,0 +1,102 @@
+"""``regen --timeout``: a hanging builder is stopped with every process of its group, and nothing is left behind.
+
+The builders run in a child process leading its own process group. Here one builder starts a
+helper that ignores SIGTERM (so only the group's SIGKILL ends it) and returns; the next one
+hangs. With ``--timeout 1`` regen stops the group after that one second of hanging, names the
+builder, writes nothing, and removes its staging folder. Nothing here waits on the clock beyond
+that second: the helper exists before the hanging builder starts.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from evaljig_fixtures import BuildContext, Builder, regen_main, write_output
+
+SLEEP = shutil.which("sleep")
+
+
+def _state(pid: int) -> str | None:
+    """The process's state letter (``Z`` for a zombie), or None once it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return None
+
+
+def _ended(pid: int) -> bool:
+    """Whether ``pid`` has ended (gone or a zombie left for init); SIGKILL is delivered asynchronously."""
+    for _ in range(2000):  # a liveness wait, not a timing assertion: it returns as soon as the kill landed
+        if _state(pid) in (None, "Z"):
+            return True
+        time.sleep(0.01)
+    return False
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or SLEEP is None or not Path("/proc/self/stat").exists(), reason="POSIX")
+def test_a_hanging_builder_is_stopped_with_its_process_group_and_its_staging_removed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+
+    def start_helper(out_dir: Path, ctx: BuildContext) -> list[Path]:
+        previous = signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the helper ignores SIGTERM from its first instant
+        try:
+            helper = subprocess.Popen([str(SLEEP), "600"])
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+        (notes / "helper.pid").write_text(str(helper.pid))
+        (notes / "staging").write_text(str(ctx.staging))
+        return [write_output(out_dir, "helper.txt", b"started\n")]
+
+    def hang(out_dir: Path, ctx: BuildContext) -> list[Path]:
+        write_output(out_dir, "hang.txt", b"half-done\n")
+        while True:
+            time.sleep(60)
+
+    builders = [Builder("helper", ("helper.txt",), start_helper), Builder("hang", ("hang.txt",), hang)]
+    fixtures = tmp_path / "repo" / "fixtures"
+
+    assert regen_main(builders, ["--timeout", "1"], fixtures=fixtures) == 1
+
+    out = capsys.readouterr().out.splitlines()
+    assert "[2/2] hang: hang.txt ... FAILED" in out
+    assert "    builder hang: did not finish within 1 s (--timeout): stopped it and every process of its group" in out
+    assert out[-1] == "regen: 1 builder(s) failed (hang); nothing written"
+    assert not fixtures.exists()  # nothing written, not even helper.txt
+    assert not Path((notes / "staging").read_text()).exists()  # the staging folder is gone
+    helper = int((notes / "helper.pid").read_text())
+    assert _ended(helper), f"the helper {helper} (in the builder's process group, ignoring SIGTERM) still runs"
+
+
+def test_a_builder_whose_process_dies_is_a_failure_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def vanish(out_dir: Path, ctx: BuildContext) -> list[Path]:
+        os._exit(3)
+
+    def fine(out_dir: Path, ctx: BuildContext) -> list[Path]:
+        return [write_output(out_dir, "fine.txt", b"ok\n")]
+
+    builders = [Builder("vanish", ("v.txt",), vanish), Builder("fine", ("fine.txt",), fine)]
+    assert regen_main(builders, [], fixtures=tmp_path / "fixtures") == 1
+    out = capsys.readouterr().out.splitlines()
+    assert "    builder vanish: its process ended without a result (exit 3)" in out
+    assert "[2/2] fine: fine.txt ... updated (1 file(s))" in out  # the next builder gets a new process
+    assert out[-1] == "regen: 1 builder(s) failed (vanish); nothing written"
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "soon", "inf"])
+def test_timeout_must_be_a_positive_number_of_seconds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    assert regen_main([], ["--timeout", value], fixtures=tmp_path) == 2
+    assert f"argument --timeout: {value!r}: must be a positive number of seconds" in capsys.readouterr().err
