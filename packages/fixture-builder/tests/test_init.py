@@ -6,18 +6,22 @@ layout, the options, the refusals, the workflow (actionlint) and the lighteval-f
 
 from __future__ import annotations
 
+import ast
+import errno
 import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from evaljig_config import load_provider_spec
 from evaljig_fixtures import init_main, load_dataset_package
 from evaljig_fixtures._cli import main
+from evaljig_fixtures._init import Options, planned_files
 
 LEV = Path("backend/tests/lighteval")
 ROWS = [
@@ -66,7 +70,7 @@ def test_init_scaffolds_the_layout_with_the_teams_provider_and_dataset(repo: Pat
     assert [r["question"] for r in package.rows] == [r["question"] for r in ROWS]
     assert len(load_dataset_package(fixtures / "datasets" / "multilingual.zip").rows) == 22
     assert (repo / ".gitignore").read_text() == "*.pyc\n# evaljig LEV tests: per-case reports\nbackend/reports/\n"
-    assert 'DATASET = FIXTURES / "datasets" / "team-qa.zip"' in (repo / LEV / "lev_paths.py").read_text()
+    assert 'DATASET = FIXTURES / "datasets/team-qa.zip"' in (repo / LEV / "lev_paths.py").read_text()
 
 
 def test_rerun_with_the_same_options_changes_nothing_and_other_options_need_force(
@@ -157,3 +161,178 @@ def test_the_scaffolded_drift_case_passes_without_lighteval(repo: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout
     assert "LEV-004  PASSED" in done.stdout
+
+
+EVALS = ["--tests-dir", "evals/tests", "--scripts-dir", "evals/scripts"]
+
+
+def test_the_scaffold_goes_where_the_team_keeps_its_pipeline(repo: Path) -> None:
+    """``--tests-dir evals/tests --scripts-dir evals/scripts``: every path follows, nothing lands in backend/."""
+    assert init_main([*OPTIONS, *EVALS, "--no-build"]) == 0
+
+    written = {p for p in tree(repo) if not p.startswith((".gitignore", "team-qa"))}
+    assert written == {
+        *(f"evals/tests/lighteval/{n}" for n in ("conftest.py", "lev_paths.py", "test_cli_contract.py")),
+        *(f"evals/tests/lighteval/{n}" for n in ("test_python_contract.py", "test_replay_contract.py")),
+        "evals/tests/lighteval/data/mini-mmlu.jsonl",
+        "evals/tests/lighteval/data/multilingual.jsonl",
+        "evals/scripts/build_lighteval_fixture.py",
+        ".github/workflows/lighteval.yml",
+    }
+    assert (repo / ".gitignore").read_text().endswith("\nevals/reports/\n")
+    workflow = (repo / ".github/workflows/lighteval.yml").read_text()
+    assert "working-directory: evals\n" in workflow
+    assert "run: python scripts/build_lighteval_fixture.py --check" in workflow
+    assert "path: evals/reports/" in workflow
+    assert "backend/" not in workflow
+    script = (repo / "evals/scripts/build_lighteval_fixture.py").read_text()
+    assert "Run from evals/:  python scripts/build_lighteval_fixture.py" in script
+    assert "backend" not in (repo / "evals/tests/lighteval/lev_paths.py").read_text()
+    assert '"backend"' not in script
+    assert "backend/" not in script
+
+
+def test_check_in_a_custom_layout_names_that_build_script(repo: Path) -> None:
+    """The fix line of the scaffold's ``--check`` names the command that rebuilds *these* fixtures, from evals/."""
+    assert init_main([*OPTIONS, *EVALS, "--no-build"]) == 0
+    evals = repo / "evals"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COV_"))}
+    build = [sys.executable, "scripts/build_lighteval_fixture.py", "--no-lighteval"]
+    done = subprocess.run(build, capture_output=True, text=True, cwd=evals, env=env, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    config = evals / "tests/lighteval/fixtures/configs/expected-config.yaml"
+    config.write_text(config.read_text().replace("api_max_retry: 3", "api_max_retry: 9"))
+
+    done = subprocess.run([*build, "--check"], capture_output=True, text=True, cwd=evals, env=env, check=False)
+
+    assert done.returncode == 1, done.stdout + done.stderr
+    last = done.stdout.strip().splitlines()[-1]
+    assert last == "fix: run `python scripts/build_lighteval_fixture.py` and commit fixtures/ (never edit it by hand)"
+    assert "evaljig-fixtures regen" not in done.stdout
+
+
+HOSTILE_MODELS = [
+    'openai/x", "base_url": "https://evil.example/v1", "y": "',
+    "openai/x'''\nimport os\nos.system('true')\n'''",
+    "openai/a b",
+    "openai/" + "m" * 300,
+    "gpt-4o-mini",
+]
+
+
+@pytest.mark.parametrize("model", HOSTILE_MODELS)
+def test_a_hostile_model_is_refused_in_one_line_and_nothing_is_written(
+    repo: Path, capsys: pytest.CaptureFixture[str], model: str
+) -> None:
+    before = tree(repo)
+    assert init_main(["new-repo", "--model", model, "--no-build"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("evaljig init: --model ")
+    assert "must be 'openai/' followed by a model id" in err
+    assert tree(repo) == before
+    assert not (repo / "new-repo").exists()  # not even the repository's folder
+
+
+@pytest.mark.parametrize("model", HOSTILE_MODELS[:2])
+def test_every_option_reaches_generated_code_as_a_literal(tmp_path: Path, model: str) -> None:
+    """Rendered past validation on purpose: the value comes back exactly, and base_url stays the loopback."""
+    options = Options(
+        root=tmp_path, provider="acme", model=model, api_key_env="ACME_TOKEN", dataset=None, force=False, build=False
+    )
+    script = planned_files(options)["scripts/testing/build_lighteval_fixture.py"].decode()
+    [spec] = [
+        node.value
+        for node in ast.parse(script).body
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "PROVIDER_SPEC"
+    ]
+    values = ast.literal_eval(spec)
+    assert values["model"] == model
+    assert values["base_url"] == "http://127.0.0.1:8000/v1"
+    assert set(values) == {
+        "name", "base_url", "model", "api_key_env", "generation", "retry", "timeout", "concurrency",
+    }  # fmt: skip
+
+
+def test_init_writes_nothing_when_its_last_write_cannot_happen(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (repo / ".gitignore").unlink()
+    (repo / ".gitignore").mkdir()  # written last (it is appended to): a folder cannot be
+    before = tree(repo)
+    assert init_main([*OPTIONS, "--no-build"]) == 2
+    assert capsys.readouterr().err == (
+        "evaljig init: .gitignore: exists and is a folder, not a file init writes; move it away and rerun\n"
+    )
+    assert tree(repo) == before
+    assert sorted(p.name for p in repo.iterdir()) == [".gitignore", "team-qa.jsonl"]
+
+
+def test_a_failing_rename_rolls_every_file_back(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The disk fails at the last rename (ENOSPC): the files already in place get their old content back."""
+    assert init_main([*OPTIONS, "--no-build"]) == 0
+    (repo / LEV / "conftest.py").write_text("# the team's own edit\n")
+    before = tree(repo)
+    real_replace = Path.replace
+
+    def replace(self: Path, target: Any) -> Path:
+        if Path(target).name == "build_lighteval_fixture.py":  # the last of the scaffold's files, sorted
+            raise OSError(errno.ENOSPC, "No space left on device", str(target))
+        return real_replace(self, target)
+
+    monkeypatch.setattr(Path, "replace", replace)
+    assert init_main([*OPTIONS, "--dataset", "team-qa.jsonl", "--force", "--no-build"]) == 1
+    assert capsys.readouterr().err.endswith("build_lighteval_fixture.py: No space left on device\n")
+    assert tree(repo) == before  # conftest.py restored, team-qa.jsonl's data file removed, no temporary file
+    assert not list(repo.rglob("*.tmp"))
+    assert not (repo / LEV / "data" / "team-qa.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--tests-dir", "../outside"), ("--tests-dir", "/abs/tests"), ("--scripts-dir", "a b"), ("--wheels", "..")],
+)
+def test_a_bad_folder_option_is_one_line_and_nothing_is_created(
+    repo: Path, capsys: pytest.CaptureFixture[str], option: str, value: str
+) -> None:
+    assert init_main(["new-repo", option, value]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"evaljig init: {option} {value!r}: must be a folder inside the repository")
+    assert err.count("\n") == 1
+    assert not (repo / "new-repo").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        ([], ["python -m pip install --find-links \"$GITHUB_WORKSPACE/wheels\" 'evaljig[lighteval]'", "cache: pip"]),
+        (["--installer", "uv", "--tests-dir", "tests"], ["uses: astral-sh/setup-uv@v7", "run: uv sync --locked"]),
+        ([*EVALS, "--wheels", "vendor/wheels"], ["working-directory: evals", "--find-links vendor/wheels evaljig\n"]),
+    ],
+)
+def test_the_workflow_installs_as_documented_and_comments_on_pull_requests(
+    repo: Path, argv: list[str], expected: list[str]
+) -> None:
+    assert init_main([*argv, "--no-build"]) == 0
+    workflow = (repo / ".github/workflows/lighteval.yml").read_text()
+    for text in expected:
+        assert text in workflow
+    assert 'evaljig review --markdown > "$RUNNER_TEMP/review.md"' in workflow
+    assert 'MARKER: "<!-- evaljig-review -->"' in workflow
+    assert 'evaljig-report comment merged > "$RUNNER_TEMP/report-comment.md"' in workflow
+    assert 'MARKER: "<!-- evaljig-report -->"' in workflow
+    assert workflow.count("github.rest.issues.updateComment") == 2
+    assert "pip install 'evaljig[lighteval]'" not in workflow  # never from PyPI, where it is not published
+    actionlint = shutil.which("actionlint", path=str(Path(sys.executable).parent))
+    if actionlint is not None:
+        done = subprocess.run(
+            [actionlint, ".github/workflows/lighteval.yml"], capture_output=True, text=True, check=False, cwd=repo
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_installer_auto_picks_uv_for_a_uv_project(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (repo / "uv.lock").write_text("version = 1\n")
+    assert init_main(["--no-build"]) == 0
+    assert "run: uv sync --locked" in (repo / ".github/workflows/lighteval.yml").read_text()
+    assert "uv add 'evaljig[lighteval]' pytest-cov pytest-split" in capsys.readouterr().out

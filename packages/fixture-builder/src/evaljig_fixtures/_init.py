@@ -1,19 +1,22 @@
-"""``evaljig init``: scaffold the LightEval contract (LEV) tests into an existing repository.
+"""``evaljig init``: scaffold the LightEval contract (LEV) tests into an existing repository, where the team keeps them.
 
-Writes (relative to ``PATH``, default the current folder, as ``git init PATH`` and ``uv init PATH`` take it)::
+Writes (relative to ``PATH``, default the current folder, as ``git init PATH`` and ``uv init PATH``
+take it; the folders shown are the defaults of ``--tests-dir backend/tests`` and
+``--scripts-dir scripts/testing``)::
 
     backend/tests/lighteval/{conftest,lev_paths}.py                     shared fixtures and paths
     backend/tests/lighteval/test_{cli,python,replay}_contract.py        the LEV cases
     backend/tests/lighteval/data/<dataset>.jsonl, multilingual.jsonl   the rows the packages are built from
     scripts/testing/build_lighteval_fixture.py                          the fixtures' builder (regen_main)
-    .github/workflows/lighteval.yml                                     pytest -m lighteval --no-cov, reports uploaded
-    .gitignore                                                          lines appended when missing
+    .github/workflows/lighteval.yml                                     LEV tests, review and report comments
+    .gitignore                                                          backend/reports/ appended when missing
 
-then runs the builder from ``backend/``, which writes ``backend/tests/lighteval/fixtures/``
-(provider spec, dataset packages, ``expected-config.yaml`` and, with lighteval installed,
-``expected-cli-stdout.txt``, a cassette of a recorded run and that run's table: those are the
-real lighteval's own output, so they need a real run). Without lighteval it says so and how to
-finish. Nothing is overwritten without ``--force``.
+all or nothing (``_scaffold.transaction``), then runs the builder from the tests folder's parent
+(``backend/``), which writes ``backend/tests/lighteval/fixtures/`` (provider spec, dataset
+packages, ``expected-config.yaml`` and, with lighteval installed, ``expected-cli-stdout.txt``, a
+cassette of a recorded run and that run's table: those are the real lighteval's own output, so
+they need a real run). Without lighteval it says so and how to finish. Nothing is overwritten
+without ``--force``. Every option reaches generated code as a literal (``_scaffold.render``).
 """
 
 from __future__ import annotations
@@ -23,34 +26,56 @@ import json
 import subprocess
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
-from importlib.resources import files
+from dataclasses import dataclass, field
 from pathlib import Path
-from string import Template
 from typing import Any
 
-from evaljig_common import write_bytes_atomic
 from evaljig_config import ConfigError, lighteval_available, parse_provider_spec
 from evaljig_fixtures._datasets.source import load_dataset_source
 from evaljig_fixtures._datasets.team import dataset_source, read_rows_jsonl
 from evaljig_fixtures._errors import EvaljigFixturesError
+from evaljig_fixtures._scaffold.layout import DEFAULT_SCRIPTS_DIR, DEFAULT_TESTS_DIR, Layout, folder
+from evaljig_fixtures._scaffold.render import (
+    check_model,
+    literal,
+    literal_parts,
+    plain,
+    python_template,
+    text_template,
+)
+from evaljig_fixtures._scaffold.transaction import write_all
 
 PROG = "evaljig init"
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-LEV = "backend/tests/lighteval"
-BUILD_SCRIPT = "scripts/testing/build_lighteval_fixture.py"
-GITIGNORE_LINES = ("# evaljig LEV tests: per-case reports", "backend/reports/")
-#: Scaffold template -> where it goes; templated files have ``.tmpl`` and take ``$provider`` & co.
-TEMPLATES = {
-    "conftest.py.tmpl": f"{LEV}/conftest.py",
+GITIGNORE_COMMENT = "# evaljig LEV tests: per-case reports"
+WORKFLOW = ".github/workflows/lighteval.yml"
+DEFAULT_WHEELS = "wheels"
+#: Scaffold template -> its file name in the LEV folder (``None``: the builder, in the scripts folder).
+TEMPLATES: dict[str, str | None] = {
+    "conftest.py.tmpl": "conftest.py",
     # not utils.py: a team's own `utils` imported first would shadow it (modules are cached by name)
-    "lev_paths.py.tmpl": f"{LEV}/lev_paths.py",
-    "test_cli_contract.py.tmpl": f"{LEV}/test_cli_contract.py",
-    "test_python_contract.py.tmpl": f"{LEV}/test_python_contract.py",
-    "test_replay_contract.py.tmpl": f"{LEV}/test_replay_contract.py",
-    "build_lighteval_fixture.py.tmpl": BUILD_SCRIPT,
+    "lev_paths.py.tmpl": "lev_paths.py",
+    "test_cli_contract.py.tmpl": "test_cli_contract.py",
+    "test_python_contract.py.tmpl": "test_python_contract.py",
+    "test_replay_contract.py.tmpl": "test_replay_contract.py",
+    "build_lighteval_fixture.py.tmpl": None,
 }
-VERBATIM = {"lighteval.yml.tmpl": ".github/workflows/lighteval.yml"}
+#: The workflow's install steps and command prefix, per installer (docs/project.md's two ways).
+INSTALLERS = ("pip", "uv")
+UPSERT_COMMENT = """\
+const fs = require("fs");
+const marker = process.env.MARKER;
+let body = fs.readFileSync(process.env.BODY_FILE, "utf8");
+if (!body.startsWith(marker)) body = `${marker}\\n${body}`;
+const { owner, repo } = context.repo;
+const issue_number = context.issue.number;
+const comments = await github.paginate(github.rest.issues.listComments, { owner, repo, issue_number, per_page: 100 });
+const mine = comments.find((c) => c.user?.login === "github-actions[bot]" && (c.body || "").startsWith(marker));
+if (mine) {
+  await github.rest.issues.updateComment({ owner, repo, comment_id: mine.id, body });
+} else {
+  await github.rest.issues.createComment({ owner, repo, issue_number, body });
+}"""
 
 
 @dataclass(frozen=True)
@@ -62,18 +87,25 @@ class Options:
     dataset: Path | None
     force: bool
     build: bool
+    layout: Layout = field(default_factory=Layout)
+    installer: str = "pip"
+    wheels: str = DEFAULT_WHEELS
 
     @property
     def dataset_name(self) -> str:
         if self.dataset is None:
             return "mini-mmlu"
         stem = self.dataset.name.split(".")[0].lower()
-        return "".join(c if c.isalnum() else "-" for c in stem).strip("-") or "dataset"
+        return "".join(c if c.isalnum() and c.isascii() else "-" for c in stem).strip("-") or "dataset"
+
+    @property
+    def script(self) -> str:
+        return self.layout.script
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog=PROG, description="Scaffold LightEval contract tests (LEV-001..005) into an existing repository."
+        prog=PROG, description="Scaffold LightEval contract tests (LEV-001..005, LEV-010) into an existing repository."
     )
     parser.add_argument(
         "path", nargs="?", type=Path, default=Path(), metavar="PATH",
@@ -85,6 +117,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--api-key-env", default="EVALJIG_FAKE_API_KEY", help="the NAME of the variable holding the key (any name)"
     )
     parser.add_argument("--dataset", type=Path, metavar="JSONL", help="your rows: {question, choices, answer} lines")
+    parser.add_argument(
+        "--tests-dir", default=DEFAULT_TESTS_DIR, metavar="DIR",
+        help=f"your tests folder, from the root (default: {DEFAULT_TESTS_DIR}); the LEV tests go in DIR/lighteval "
+        "and pytest runs from DIR's parent",
+    )  # fmt: skip
+    parser.add_argument(
+        "--scripts-dir", default=DEFAULT_SCRIPTS_DIR, metavar="DIR",
+        help=f"where the fixtures' build script goes, from the root (default: {DEFAULT_SCRIPTS_DIR})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--installer", choices=("auto", *INSTALLERS), default="auto",
+        help="how the workflow installs: pip, or uv (a uv project); auto: uv when the root has uv.lock",
+    )  # fmt: skip
+    parser.add_argument(
+        "--wheels", default=DEFAULT_WHEELS, metavar="DIR",
+        help=f"the folder (from the root) holding evaljig's wheels until it is on PyPI (default: {DEFAULT_WHEELS})",
+    )  # fmt: skip
     parser.add_argument("--force", action="store_true", help="overwrite files that exist")
     parser.add_argument("--no-build", action="store_true", help="do not run the builder (fixtures/ stays unwritten)")
     return parser
@@ -108,29 +157,86 @@ def _packaged_rows(filename: str) -> list[dict[str, Any]]:
     return [dict(row) for row in load_dataset_source(filename).rows]
 
 
+def _python_values(options: Options) -> dict[str, str]:
+    """``$name`` -> text for the Python templates: literals for code, validated names for prose."""
+    layout, dataset = options.layout, options.dataset_name
+    return {
+        "provider_literal": literal(options.provider),
+        "model_literal": literal(options.model),
+        "api_key_env_literal": literal(options.api_key_env),
+        "dataset_literal": literal(dataset),
+        "provider_file_literal": literal(f"providers/{options.provider}.json"),
+        "dataset_file_literal": literal(f"datasets/{dataset}.zip"),
+        "dataset_rows_literal": literal(f"{dataset}.jsonl"),
+        "cassette_file_literal": literal(f"cassettes/{dataset}.yaml"),
+        "lev_parts": literal_parts(layout.lev_parts),
+        "script_parts": literal_parts((*layout.scripts, layout.script.rsplit("/", 1)[1])),
+        "script_depth": str(len(layout.scripts)),
+        "lev_depth": str(len(layout.tests)),
+        # prose: names validated before anything is rendered
+        "api_key_env": plain(options.api_key_env),
+        "dataset": plain(dataset),
+        "fixtures": plain(layout.fixtures),
+        "run_dir": plain(layout.run_dir),
+        "script": plain(layout.script_from_run),
+        "script_from_root": plain(layout.script),
+        "lev_from_run": plain(layout.lev_from_run),
+    }
+
+
+def _workflow(options: Options) -> bytes:
+    layout, wheels = options.layout, plain(options.wheels)
+    if options.installer == "uv":
+        install = f"""\
+      - uses: actions/setup-python@v6
+        with:
+          python-version: "3.11"
+      - uses: astral-sh/setup-uv@v7
+      # pyproject.toml names {wheels}/ in [tool.uv] find-links until evaljig is on PyPI
+      - name: install the project with uv
+        run: uv sync --locked"""
+        run, freeze = "uv run --frozen ", "uv pip freeze"
+    else:
+        install = f"""\
+      - uses: actions/setup-python@v6
+        with:
+          python-version: "3.11"
+          cache: pip
+      # evaljig's wheels from {wheels}/ until it is on PyPI; add your project's own install here
+      - name: install evaljig with the lighteval stack
+        run: |
+          python -m pip install --upgrade pip
+          python -m pip install --find-links "$GITHUB_WORKSPACE/{wheels}" 'evaljig[lighteval]' pytest-cov pytest-split
+          python -m pip check"""
+        run, freeze = "", "python -m pip freeze"
+    upsert = "\n".join(f"            {line}" if line else "" for line in UPSERT_COMMENT.splitlines())
+    return text_template(
+        "lighteval.yml.tmpl",
+        {
+            "installer": options.installer, "wheels": wheels, "run_dir": plain(layout.run_dir),
+            "run_path": plain(layout.run_path), "install_steps": install, "run": run, "freeze": freeze,
+            "script": plain(layout.script_from_run), "upsert_comment": upsert,
+        },
+    )  # fmt: skip
+
+
 def planned_files(options: Options) -> dict[str, bytes]:
     """Relative path -> bytes of every file ``init`` writes (the ``.gitignore`` and fixtures/ aside)."""
-    values = {
-        "provider": options.provider,
-        "model": options.model,
-        "api_key_env": options.api_key_env,
-        "dataset": options.dataset_name,
-    }
-    scaffold = files("evaljig_fixtures").joinpath("data", "scaffold")
+    layout, values = options.layout, _python_values(options)
     planned = {
-        target: Template(scaffold.joinpath(name).read_text(encoding="utf-8")).substitute(values).encode("utf-8")
-        for name, target in TEMPLATES.items()
+        (f"{layout.lev}/{name}" if name else layout.script): python_template(template, values)
+        for template, name in TEMPLATES.items()
     }
-    planned |= {target: scaffold.joinpath(name).read_bytes() for name, target in VERBATIM.items()}
+    planned[WORKFLOW] = _workflow(options)
     rows = read_rows_jsonl(options.dataset) if options.dataset else _packaged_rows("mini_mmlu.json")
-    planned[f"{LEV}/data/{options.dataset_name}.jsonl"] = _jsonl(rows)
-    planned[f"{LEV}/data/multilingual.jsonl"] = _jsonl(_packaged_rows("polyglot.json"))
+    planned[f"{layout.lev}/data/{options.dataset_name}.jsonl"] = _jsonl(rows)
+    planned[f"{layout.lev}/data/multilingual.jsonl"] = _jsonl(_packaged_rows("polyglot.json"))
     return planned
 
 
 def fixture_outputs(options: Options) -> list[str]:
     """The files the builder writes, relative to the root (an existing one counts as overwritten too)."""
-    fixtures = f"{LEV}/fixtures"
+    fixtures = options.layout.fixtures
     return [
         f"{fixtures}/providers/{options.provider}.json",
         f"{fixtures}/datasets/{options.dataset_name}.zip",
@@ -143,24 +249,25 @@ def fixture_outputs(options: Options) -> list[str]:
 
 
 def _check_inputs(options: Options) -> None:
-    """Every input problem before anything is written: the spec, the rows, the names."""
+    """Every input problem before anything is written: the spec, the model, the rows, the names."""
+    if not options.provider or not all(c.isascii() and (c.isalnum() or c in "-_.") for c in options.provider):
+        raise EvaljigFixturesError(f"--provider {options.provider!r}: use letters, digits, '-', '_' and '.'")
+    check_model(options.model)
     try:
         parse_provider_spec(_spec(options), source="--provider/--model/--api-key-env")
     except ConfigError as exc:
         raise EvaljigFixturesError(str(exc)) from exc
-    if not options.provider or not all(c.isalnum() or c in "-_." for c in options.provider):
-        raise EvaljigFixturesError(f"--provider {options.provider!r}: use letters, digits, '-', '_' and '.'")
     if options.dataset is not None:
         dataset_source(options.dataset, name=options.dataset_name)  # BuildError naming the file, row and field
     if options.dataset_name == "multilingual":
         raise EvaljigFixturesError("--dataset: the name 'multilingual' is taken by the scaffold's LEV-005 dataset")
 
 
-def _gitignore(root: Path) -> bytes | None:
+def _gitignore(root: Path, layout: Layout) -> bytes | None:
     """The ``.gitignore`` with the missing lines appended; None when nothing is missing."""
     path = root / ".gitignore"
-    text = path.read_text(encoding="utf-8") if path.is_file() else ""
-    missing = [line for line in GITIGNORE_LINES if line not in text.splitlines()]
+    text = path.read_text(encoding="utf-8") if path.is_file() and not path.is_symlink() else ""
+    missing = [line for line in (GITIGNORE_COMMENT, layout.reports_ignore) if line not in text.splitlines()]
     if not missing:
         return None
     separator = "" if not text or text.endswith("\n") else "\n"
@@ -169,32 +276,46 @@ def _gitignore(root: Path) -> bytes | None:
 
 def scaffold(options: Options, echo: Any = print) -> int:
     _check_inputs(options)
+    layout, root = options.layout, options.root
+    try:
+        root.mkdir(parents=True, exist_ok=True)  # only once every input is known to be good
+    except OSError as exc:
+        echo(f"{PROG}: {root}: cannot create the folder: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAILED
     planned = planned_files(options)
-    root = options.root
     changed = [r for r in planned if (root / r).exists() and (root / r).read_bytes() != planned[r]]
-    sources_changed = any(r == BUILD_SCRIPT or r.startswith(f"{LEV}/data/") for r in changed)
+    sources_changed = any(r == layout.script or r.startswith(f"{layout.lev}/data/") for r in changed)
     rebuilt = fixture_outputs(options) if options.build and sources_changed else []  # same sources, same bytes
     existing = [*changed, *(r for r in rebuilt if (root / r).exists())]
     if existing and not options.force:
         echo(f"{PROG}: would overwrite {', '.join(sorted(existing))}; pass --force to replace them", file=sys.stderr)
         return EXIT_USAGE
-    for relative, data in sorted(planned.items()):
-        write_bytes_atomic(root / relative, data)
+    gitignore = _gitignore(root, layout)
+    writes = dict(planned) | ({".gitignore": gitignore} if gitignore is not None else {})
+    write_all(root, writes)  # every file or none
+    for relative in sorted(planned):
         echo(f"wrote {relative}")
-    gitignore = _gitignore(root)
     if gitignore is not None:
-        write_bytes_atomic(root / ".gitignore", gitignore)
         echo("updated .gitignore")
+    if options.installer == "uv":
+        echo(
+            "uv: the workflow runs `uv sync --locked`: add evaljig to your project with `uv add "
+            f"'evaljig[lighteval]' pytest-cov pytest-split` ({options.wheels}/ in [tool.uv] find-links until it "
+            "is on PyPI)"
+        )
     if not options.build:
-        echo(f"next: from backend/, run `python ../{BUILD_SCRIPT}` to write tests/lighteval/fixtures/")
+        echo(f"next: {layout.in_run_dir(f'python {layout.script_from_run}')} writes {layout.fixtures}/")
         return EXIT_OK
-    return _build(root, echo)
+    return _build(root, layout, echo)
 
 
-def _build(root: Path, echo: Any) -> int:
-    """Run the scaffold's builder from ``backend/``, exactly as a user would."""
-    echo(f"running the builder: (cd backend && {Path(sys.executable).name} ../{BUILD_SCRIPT})")
-    done = subprocess.run([sys.executable, f"../{BUILD_SCRIPT}"], cwd=root / "backend", check=False)
+def _build(root: Path, layout: Layout, echo: Any) -> int:
+    """Run the scaffold's builder from the run folder, exactly as a user would."""
+    builder = f"python {layout.script_from_run}"
+    echo(f"running the builder: {layout.in_run_dir(builder)}")
+    done = subprocess.run(
+        [sys.executable, layout.script_from_run], cwd=root.joinpath(*layout.run_parts), check=False
+    )  # fmt: skip
     if done.returncode != 0:
         echo(f"{PROG}: the builder failed (exit {done.returncode}); fix what it printed and rerun it", file=sys.stderr)
         return EXIT_FAILED
@@ -202,15 +323,16 @@ def _build(root: Path, echo: Any) -> int:
         echo(
             "lighteval is not installed here, so configs/expected-cli-stdout.txt and the cassette (the real "
             "lighteval's output) are not written yet: pip install 'evaljig[lighteval]', "
-            f"then from backend/ run `python ../{BUILD_SCRIPT}`"
+            f"then run `{layout.in_run_dir(builder)}`"
         )
     else:
-        echo("done: from backend/, run `pytest -m lighteval --no-cov`, then commit the files above")
+        echo(f"done: run `{layout.in_run_dir('pytest -m lighteval --no-cov')}`, then commit the files above")
     return EXIT_OK
 
 
 def init_main(argv: Sequence[str] | None = None) -> int:
-    """``evaljig init [PATH] [--provider NAME] [--model M] [--api-key-env VAR] [--dataset JSONL] [--force]``.
+    """``evaljig init [PATH] [--provider NAME] [--model M] [--api-key-env VAR] [--dataset JSONL] [--tests-dir DIR]
+    [--scripts-dir DIR] [--installer pip|uv] [--wheels DIR] [--force] [--no-build]``.
 
     ``PATH`` is the repository's root, as ``git init PATH`` and ``uv init PATH`` take it.
     """
@@ -223,15 +345,15 @@ def init_main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: {args.path}: exists and is not a folder; give the repository's root folder", file=sys.stderr)
         return EXIT_USAGE
     try:
-        args.path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        print(f"{PROG}: {args.path}: cannot create the folder: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_FAILED
-    options = Options(
-        root=args.path.resolve(), provider=args.provider, model=args.model, api_key_env=args.api_key_env,
-        dataset=args.dataset, force=args.force, build=not args.no_build,
-    )  # fmt: skip
-    try:
+        layout = Layout.parse(args.tests_dir, args.scripts_dir)
+        wheels = "/".join(folder(args.wheels, "--wheels"))
+        root = args.path.resolve()
+        installer = args.installer if args.installer != "auto" else "uv" if (root / "uv.lock").is_file() else "pip"
+        options = Options(
+            root=root, provider=args.provider, model=args.model, api_key_env=args.api_key_env,
+            dataset=args.dataset, force=args.force, build=not args.no_build, layout=layout, installer=installer,
+            wheels=wheels,
+        )  # fmt: skip
         return scaffold(options)
     except EvaljigFixturesError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
