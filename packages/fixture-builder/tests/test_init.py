@@ -22,6 +22,7 @@ from evaljig_config import load_provider_spec
 from evaljig_fixtures import init_main, load_dataset_package
 from evaljig_fixtures._cli import main
 from evaljig_fixtures._init import Options, planned_files
+from evaljig_fixtures._regen.project import is_evaljig_checkout
 
 LEV = Path("backend/tests/lighteval")
 ROWS = [
@@ -336,3 +337,31 @@ def test_installer_auto_picks_uv_for_a_uv_project(repo: Path, capsys: pytest.Cap
     assert init_main(["--no-build"]) == 0
     assert "run: uv sync --locked" in (repo / ".github/workflows/lighteval.yml").read_text()
     assert "uv add 'evaljig[lighteval]' pytest-cov pytest-split" in capsys.readouterr().out
+
+
+def test_regen_without_arguments_in_a_team_repository_names_its_build_script(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``evaljig-fixtures regen`` in a team's repository never writes evaljig's own fixtures there."""
+    assert init_main([*OPTIONS, *EVALS, "--no-build"]) == 0
+    before = tree(repo)
+    capsys.readouterr()
+    for argv in (["regen"], ["regen", "--check"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1
+        assert err.startswith(f"evaljig-fixtures regen: {repo} is not evaljig's repository and registers no builders")
+        assert err.endswith(
+            "; fix: run this repository's build script: python evals/scripts/build_lighteval_fixture.py\n"
+        )
+    assert tree(repo) == before  # no fixtures/ with evaljig's mini-mmlu
+
+
+def test_regen_without_arguments_and_no_build_script_says_how_to_get_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["regen"]) == 2
+    assert "fix: run your fixtures' build script (`evaljig init` writes scripts/testing/" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+    assert is_evaljig_checkout(Path(__file__).resolve().parents[3])  # where evaljig's own regen still runs

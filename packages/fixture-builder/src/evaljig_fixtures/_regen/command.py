@@ -19,7 +19,7 @@ from evaljig_fixtures._errors import BuildError
 from evaljig_fixtures._regen.builder import Builder
 from evaljig_fixtures._regen.context import Upstream
 from evaljig_fixtures._regen.isolate import DEFAULT_TIMEOUT_S
-from evaljig_fixtures._regen.project import project_builders
+from evaljig_fixtures._regen.project import is_evaljig_checkout, not_here, project_builders
 from evaljig_fixtures._regen.rebuild import EXIT_FAILED, RegenOptions, run_regen
 from evaljig_fixtures._regen.selection import registry_problems, select
 
@@ -84,6 +84,9 @@ def run_regen_command(args: argparse.Namespace) -> int:
         print(f"evaljig-fixtures regen: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if found is None:
+        if not (args.list or args.out is not None or is_evaljig_checkout(Path.cwd())):
+            print(f"evaljig-fixtures regen: {not_here(Path.cwd())}", file=sys.stderr)
+            return EXIT_USAGE
         from evaljig_fixtures._builders.registry import BUILDERS
 
         return regen_with(BUILDERS, args, Path.cwd() / "fixtures")

@@ -6,8 +6,11 @@
     builders = ["fixtures_build:BUILDERS", "more.builders:dataset"]   # or a table: name = "module:attr"
     fixtures = "tests/lighteval/fixtures"                             # --out's default (else ./fixtures)
 
-then at the entry point group ``evaljig.builders`` of the installed distributions; with neither it
-rebuilds evaljig's own fixtures. Each reference names a ``Builder``, a sequence of them, or a
+then at the entry point group ``evaljig.builders`` of the installed distributions. With neither,
+it rebuilds evaljig's own fixtures only in evaljig's own checkout (or into an explicit ``--out``):
+anywhere else it refuses, naming the repository's own build script when it finds one
+(``evaljig init`` writes ``build_lighteval_fixture.py``), so evaljig's sample fixtures never land
+in a team's repository. Each reference names a ``Builder``, a sequence of them, or a
 function taking no argument that returns either. Modules are imported with the project's folder
 first on ``sys.path``, so a module beside ``pyproject.toml`` needs no install.
 """
@@ -118,3 +121,58 @@ def project_builders(folder: Path) -> ProjectBuilders | None:
     pyproject = folder / PYPROJECT
     found = _from_pyproject(pyproject) if pyproject.is_file() else None
     return found if found is not None else _from_entry_points()
+
+
+#: evaljig's own workspace: its root pyproject.toml's project name.
+EVALJIG_WORKSPACE = "evaljig-workspace"
+SCAFFOLD_SCRIPT = "build_lighteval_fixture.py"
+_SKIPPED = frozenset({"node_modules", "venv", "site-packages", "__pycache__", "dist", "build", "wheels"})
+_MAX_DEPTH, _MAX_FOLDERS = 5, 2000
+
+
+def is_evaljig_checkout(folder: Path) -> bool:
+    """Whether ``folder`` is the root of evaljig's own repository (the only place its own fixtures belong)."""
+    try:
+        data = tomllib.loads((folder / PYPROJECT).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    project = data.get("project")
+    return isinstance(project, dict) and project.get("name") == EVALJIG_WORKSPACE
+
+
+def find_build_scripts(folder: Path) -> list[str]:
+    """The scaffold's build scripts below ``folder`` (relative, shallowest first), found by a bounded walk."""
+    found: list[str] = []
+    queue = [(folder, 0)]
+    visited = 0
+    while queue and visited < _MAX_FOLDERS:
+        current, depth = queue.pop(0)
+        visited += 1
+        try:
+            entries = sorted(current.iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name == SCAFFOLD_SCRIPT and entry.is_file():
+                found.append(entry.relative_to(folder).as_posix())
+            elif (
+                depth < _MAX_DEPTH and entry.is_dir() and not entry.is_symlink()
+                and not entry.name.startswith(".") and entry.name not in _SKIPPED
+            ):  # fmt: skip
+                queue.append((entry, depth + 1))
+    return found
+
+
+def not_here(folder: Path) -> str:
+    """Why ``evaljig-fixtures regen`` does nothing in ``folder``, and the command that rebuilds its fixtures."""
+    scripts = find_build_scripts(folder)
+    where = (
+        f"{folder} is not evaljig's repository and registers no builders ([tool.evaljig] builders in "
+        f"{PYPROJECT}, or entry points {ENTRY_POINT_GROUP}): evaljig's own fixtures are never written here"
+    )
+    if scripts:
+        return f"{where}; fix: run this repository's build script: python {scripts[0]}"
+    return (
+        f"{where}; fix: run your fixtures' build script (`evaljig init` writes "
+        f"scripts/testing/{SCAFFOLD_SCRIPT}), or name your builders in {PYPROJECT} [tool.evaljig] builders"
+    )

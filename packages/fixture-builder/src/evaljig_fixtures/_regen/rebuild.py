@@ -60,7 +60,7 @@ class RegenOptions:
 def run_regen(selected: Sequence[Builder], registry: Sequence[Builder], options: RegenOptions, echo: Echo) -> int:
     """Build ``selected``; unowned committed files count as drift only when the whole registry ran."""
     if options.check and pending(options.out_dir):
-        echo(f"regen --check: an interrupted regen of {options.out_dir} is pending; run `evaljig-fixtures regen`")
+        echo(f"regen --check: an interrupted regen of {options.out_dir} is pending; run `{options.command}`")
         return EXIT_FAILED
     if options.check and options.out_dir.is_symlink():
         echo(
