@@ -13,6 +13,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -100,3 +101,48 @@ def test_timeout_must_be_a_positive_number_of_seconds(
 ) -> None:
     assert regen_main([], ["--timeout", value], fixtures=tmp_path) == 2
     assert f"argument --timeout: {value!r}: must be a positive number of seconds" in capsys.readouterr().err
+
+
+SCRIPT = """
+import sys, time
+from pathlib import Path
+from evaljig_fixtures import Builder, regen_main, write_output
+
+NOTES = Path(sys.argv[1])
+
+def hang(out_dir, ctx):
+    write_output(out_dir, "hang.txt", b"half-done\\n")
+    (NOTES / "staging.tmp").write_text(str(ctx.staging))
+    (NOTES / "staging.tmp").rename(NOTES / "staging")
+    while True:
+        time.sleep(60)
+
+raise SystemExit(regen_main([Builder("hang", ("hang.txt",), hang)], sys.argv[2:], fixtures=NOTES / "fixtures"))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX")
+def test_sigterm_to_regen_stops_its_builders_and_removes_the_staging(tmp_path: Path) -> None:
+    """A cancelled CI job sends SIGTERM: regen unwinds (builders' group stopped, staging removed) and exits 143."""
+    (tmp_path / "build.py").write_text(SCRIPT, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COV_"))}
+    proc = subprocess.Popen(
+        [sys.executable, str(tmp_path / "build.py"), str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    try:
+        for _ in range(6000):  # until the builder runs (a liveness wait: it returns as soon as it does)
+            if (tmp_path / "staging").exists() or proc.poll() is not None:
+                break
+            time.sleep(0.01)
+        assert (tmp_path / "staging").exists(), proc.communicate()
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 143, out + err
+    assert err.startswith("evaljig-fixtures regen: terminated (SIGTERM): the builders were stopped")
+    assert not Path((tmp_path / "staging").read_text()).exists()
+    assert not (tmp_path / "fixtures").exists()

@@ -8,9 +8,12 @@ checkout is. Which builders run is decided by ``_regen.project`` (the project's 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from evaljig_common import OFFLINE_ENV, one_line_errors
@@ -24,6 +27,8 @@ from evaljig_fixtures._regen.rebuild import EXIT_FAILED, RegenOptions, run_regen
 from evaljig_fixtures._regen.selection import registry_problems, select
 
 EXIT_USAGE = 2
+#: 128 + SIGTERM, as a shell reports a process SIGTERM ended.
+EXIT_TERMINATED = 143
 
 
 def configure_regen(parser: argparse.ArgumentParser) -> None:
@@ -126,10 +131,42 @@ def regen_with(
         timeout_s=args.timeout,
     )
     try:
-        return run_regen(selected, builders, options, lambda line: print(line, flush=True))
+        with sigterm_unwinds():
+            return run_regen(selected, builders, options, lambda line: print(line, flush=True))
     except BuildError as exc:  # refused before anything ran (a symlink in the fixtures folder, ...)
         print(f"evaljig-fixtures regen: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except Terminated:
+        print(
+            "evaljig-fixtures regen: terminated (SIGTERM): the builders were stopped, nothing written", file=sys.stderr
+        )
+        return EXIT_TERMINATED
+
+
+class Terminated(BaseException):
+    """SIGTERM reached regen: raised where it runs, so the builders' group is stopped and staging removed."""
+
+
+@contextlib.contextmanager
+def sigterm_unwinds() -> Iterator[None]:
+    """SIGTERM (a CI job cancelled, ``timeout``) unwinds regen like Ctrl-C does, instead of ending it on the spot.
+
+    Python's default ends the process at once: the builders' process group would keep running and
+    the staging folder stay in the temporary folder. Only the main thread can take the signal;
+    elsewhere this does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum: int, frame: object) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @one_line_errors("regen")
