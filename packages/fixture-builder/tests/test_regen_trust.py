@@ -144,3 +144,16 @@ def test_the_fixtures_folder_itself_may_not_be_a_symlink(
         f"regen --check: drift: {link} is a symlink to {repo} (a fixtures folder is a real folder; regen never "
         "writes through a symlink)\n"
     )
+
+
+def test_a_symlink_among_a_skipped_builders_files_is_still_drift(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    twin = tmp_path / "twin.txt"
+    twin.write_bytes(A)
+    (repo / "a.txt").unlink()
+    (repo / "a.txt").symlink_to(twin)
+    capsys.readouterr()
+    assert regen(repo, "--check", "--only", "data") == 1  # builder a is not run: its file is not compared...
+    out = capsys.readouterr().out
+    assert f"symlink  a.txt  (is a symlink to {twin}; a fixture is a regular, non-executable file)" in out  # ...yet

@@ -96,6 +96,11 @@ def run_regen(selected: Sequence[Builder], registry: Sequence[Builder], options:
                 if not any(b.owns(relative) for b in registry):
                     found = compare(relative, entry(options.out_dir, relative), None)
                     stray.extend([found] if found is not None else [])
+        reported = {d.path for o in results for d in o.drifts} | {d.path for d in stray}
+        for relative in sorted(list_files(options.out_dir) - reported):  # skipped or unselected builders' files too
+            unsafe = entry(options.out_dir, relative)
+            if unsafe.kind in ("symlink", "special"):
+                stray.append(Drift(unsafe.kind, relative, None, None, unsafe.detail))
         failed = [o for o in results if o.status == "failed"]
         if failed:
             echo(
