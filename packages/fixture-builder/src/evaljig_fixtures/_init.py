@@ -41,9 +41,9 @@ from evaljig_fixtures._scaffold.render import (
     literal_parts,
     plain,
     python_template,
-    text_template,
 )
 from evaljig_fixtures._scaffold.transaction import write_all
+from evaljig_fixtures._scaffold.workflow import INSTALLERS, render_workflow
 
 PROG = "evaljig init"
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -60,22 +60,6 @@ TEMPLATES: dict[str, str | None] = {
     "test_replay_contract.py.tmpl": "test_replay_contract.py",
     "build_lighteval_fixture.py.tmpl": None,
 }
-#: The workflow's install steps and command prefix, per installer (docs/project.md's two ways).
-INSTALLERS = ("pip", "uv")
-UPSERT_COMMENT = """\
-const fs = require("fs");
-const marker = process.env.MARKER;
-let body = fs.readFileSync(process.env.BODY_FILE, "utf8");
-if (!body.startsWith(marker)) body = `${marker}\\n${body}`;
-const { owner, repo } = context.repo;
-const issue_number = context.issue.number;
-const comments = await github.paginate(github.rest.issues.listComments, { owner, repo, issue_number, per_page: 100 });
-const mine = comments.find((c) => c.user?.login === "github-actions[bot]" && (c.body || "").startsWith(marker));
-if (mine) {
-  await github.rest.issues.updateComment({ owner, repo, comment_id: mine.id, body });
-} else {
-  await github.rest.issues.createComment({ owner, repo, issue_number, body });
-}"""
 
 
 @dataclass(frozen=True)
@@ -184,42 +168,6 @@ def _python_values(options: Options) -> dict[str, str]:
     }
 
 
-def _workflow(options: Options) -> bytes:
-    layout, wheels = options.layout, plain(options.wheels)
-    if options.installer == "uv":
-        install = f"""\
-      - uses: actions/setup-python@v6
-        with:
-          python-version: "3.11"
-      - uses: astral-sh/setup-uv@v7
-      # pyproject.toml names {wheels}/ in [tool.uv] find-links until evaljig is on PyPI
-      - name: install the project with uv
-        run: uv sync --locked"""
-        run, freeze = "uv run --frozen ", "uv pip freeze"
-    else:
-        install = f"""\
-      - uses: actions/setup-python@v6
-        with:
-          python-version: "3.11"
-          cache: pip
-      # evaljig's wheels from {wheels}/ until it is on PyPI; add your project's own install here
-      - name: install evaljig with the lighteval stack
-        run: |
-          python -m pip install --upgrade pip
-          python -m pip install --find-links "$GITHUB_WORKSPACE/{wheels}" 'evaljig[lighteval]' pytest-cov pytest-split
-          python -m pip check"""
-        run, freeze = "", "python -m pip freeze"
-    upsert = "\n".join(f"            {line}" if line else "" for line in UPSERT_COMMENT.splitlines())
-    return text_template(
-        "lighteval.yml.tmpl",
-        {
-            "installer": options.installer, "wheels": wheels, "run_dir": plain(layout.run_dir),
-            "run_path": plain(layout.run_path), "install_steps": install, "run": run, "freeze": freeze,
-            "script": plain(layout.script_from_run), "upsert_comment": upsert,
-        },
-    )  # fmt: skip
-
-
 def planned_files(options: Options) -> dict[str, bytes]:
     """Relative path -> bytes of every file ``init`` writes (the ``.gitignore`` and fixtures/ aside)."""
     layout, values = options.layout, _python_values(options)
@@ -227,7 +175,7 @@ def planned_files(options: Options) -> dict[str, bytes]:
         (f"{layout.lev}/{name}" if name else layout.script): python_template(template, values)
         for template, name in TEMPLATES.items()
     }
-    planned[WORKFLOW] = _workflow(options)
+    planned[WORKFLOW] = render_workflow(layout, options.installer, options.wheels)
     rows = read_rows_jsonl(options.dataset) if options.dataset else _packaged_rows("mini_mmlu.json")
     planned[f"{layout.lev}/data/{options.dataset_name}.jsonl"] = _jsonl(rows)
     planned[f"{layout.lev}/data/multilingual.jsonl"] = _jsonl(_packaged_rows("polyglot.json"))
