@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import select
+import selectors
 import signal
 import sys
 import time
@@ -196,6 +196,13 @@ def _raise_stopped(signum: int, frame: object) -> None:
     raise _Stopped
 
 
+def _readable(fd: int, timeout: float | None) -> bool:
+    """Whether ``fd`` has data (or EOF) within ``timeout`` seconds (``None``: wait); any fd number (not select())."""
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        return bool(selector.select(timeout))
+
+
 def _read_line(fd: int, deadline: float | None) -> tuple[bytes, bool]:
     """The reply line (``b""`` at EOF: the child exited); ``False`` when the deadline came first.
 
@@ -204,8 +211,7 @@ def _read_line(fd: int, deadline: float | None) -> tuple[bytes, bool]:
     data = b""
     while not data.endswith(b"\n"):
         wait = None if deadline is None else max(0.0, deadline - time.monotonic())
-        ready, _, _ = select.select([fd], [], [], wait)
-        if not ready:
+        if not _readable(fd, wait):
             return data, False
         chunk = os.read(fd, _CHUNK)
         if not chunk:
@@ -218,8 +224,7 @@ def _read_until_eof(fd: int, deadline: float) -> bool:
     """Drain the pipe until the child closes it (``True``: it is exiting) or the deadline passes (``False``)."""
     with contextlib.suppress(OSError):
         while True:
-            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:
+            if not _readable(fd, max(0.0, deadline - time.monotonic())):
                 return False
             if not os.read(fd, _CHUNK):
                 return True
