@@ -23,8 +23,9 @@ import orjson
 
 from evaljig_gateway import _content, _validation
 from evaljig_gateway._errors import invalid, missing
+from evaljig_gateway._limits import OutputBudget
 from evaljig_gateway._replies import SSE, Reply, json_reply
-from evaljig_gateway._schema_instance import SchemaInstanceError, instance_for
+from evaljig_gateway._schema_instance import instance_json
 from evaljig_gateway._work import Work
 
 if TYPE_CHECKING:
@@ -34,14 +35,9 @@ _ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "re
 _FORMATS = ("text", "json_object", "json_schema")
 
 
-def _instance_json(schema: Any, seed: str, param: str) -> str:
+def _instance_json(schema: Any, seed: str, param: str, budget: OutputBudget) -> str:
     """A JSON instance of ``schema`` (the gateway's one schema-instance generator), as text; 400 naming ``param``."""
-    try:
-        return orjson.dumps(instance_for(schema if isinstance(schema, (dict, bool)) else {}, seed=seed)).decode()
-    except SchemaInstanceError as exc:
-        raise invalid(param, str(exc)) from exc
-    except TypeError as exc:  # a const/enum integer past 64 bits
-        raise invalid(param, f"holds a value JSON output cannot carry: {exc}") from exc
+    return instance_json(schema if isinstance(schema, (dict, bool)) else {}, seed=seed, budget=budget, param=param)
 
 
 def _input_items(raw: Any) -> list[dict[str, Any]]:
@@ -145,7 +141,7 @@ def _text_format(body: dict[str, Any]) -> dict[str, Any]:
     return fmt
 
 
-def _formatted(fmt: dict[str, Any], known: str | None, prompt: str) -> str | None:
+def _formatted(fmt: dict[str, Any], known: str | None, prompt: str, budget: OutputBudget) -> str | None:
     """The JSON text to answer for a JSON ``text.format``, or None for plain text."""
     if fmt["type"] == "text":
         return None
@@ -158,7 +154,7 @@ def _formatted(fmt: dict[str, Any], known: str | None, prompt: str) -> str | Non
             return known
     if fmt["type"] == "json_object":
         return orjson.dumps({"answer": known if known is not None else _content.default_answer(prompt)}).decode()
-    return _instance_json(fmt["schema"], prompt, "text.format.schema")
+    return _instance_json(fmt["schema"], prompt, "text.format.schema", budget)
 
 
 def responses(req: Request) -> Work[Reply]:
@@ -185,9 +181,12 @@ def responses(req: Request) -> Work[Reply]:
     input_tokens = yield from _content.count_tokens_work(full_prompt)
     digest = req.digest
     known = req.answers.lookup(full_prompt)
+    budget = OutputBudget.of(req.limits)
+    tools_at = {id(t): i for i, t in enumerate(body.get("tools") or [])}
     finish = "stop"
     if tool is not None:
-        arguments = _instance_json(tool.get("parameters") or {"type": "object"}, full_prompt, "tools.parameters")
+        where = f"tools[{tools_at[id(tool)]}].parameters"
+        arguments = _instance_json(tool.get("parameters") or {"type": "object"}, full_prompt, where, budget)
         output_tokens = _content.count_tokens(arguments)
         item: dict[str, Any] = {
             "type": "function_call",
@@ -198,7 +197,7 @@ def responses(req: Request) -> Work[Reply]:
             "status": "completed",
         }
     else:
-        json_text = _formatted(fmt, known, full_prompt)
+        json_text = _formatted(fmt, known, full_prompt, budget)
         if json_text is not None:
             text = json_text  # never cut: a truncated JSON document would not parse
         else:
