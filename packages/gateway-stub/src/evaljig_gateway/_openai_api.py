@@ -72,7 +72,7 @@ def chat_completions(req: Request) -> Work[Reply]:
     top = _validation.optional_int(body, "top_logprobs", 0, 20)
     if top is not None and not want_logprobs:
         raise invalid("top_logprobs", "requires 'logprobs' to be true")
-    policy = _tool_choice.tool_choice_of(body)
+    policy = _tool_choice.tool_choice_of(body, req.limits.max_tools)
     json_format = _structured.response_format_of(body)
     if json_format is not None and json_format.schema is None:  # json_object: a schema the prompt asks for
         json_format = _structured.JsonFormat(prompted=_structured.prompted_schema(messages, _content.message_text))

@@ -26,6 +26,7 @@ from evaljig_gateway._errors import invalid, missing
 from evaljig_gateway._limits import OutputBudget
 from evaljig_gateway._replies import SSE, Reply, json_reply
 from evaljig_gateway._schema_instance import instance_json
+from evaljig_gateway._tool_choice import check_tool_count, first_named
 from evaljig_gateway._work import Work
 
 if TYPE_CHECKING:
@@ -76,13 +77,14 @@ def _item_text(item: dict[str, Any]) -> str:
     return ""
 
 
-def _tools(body: dict[str, Any]) -> list[dict[str, Any]]:
+def _tools(body: dict[str, Any], max_tools: int) -> list[dict[str, Any]]:
     """The function tools offered (other tool types are accepted and never called)."""
     tools = body.get("tools")
     if tools is None:
         return []
     if not isinstance(tools, list):
         raise invalid("tools", "must be an array")
+    check_tool_count(tools, "tools", max_tools)
     functions = []
     for i, tool in enumerate(tools):
         if not isinstance(tool, dict) or not isinstance(tool.get("type"), str):
@@ -120,8 +122,9 @@ def _chosen_tool(
         return None
     if choice == "auto" and items[-1].get("type") == "function_call_output":
         return None  # the tool answered: finish with text
-    last_user = next((_item_text(i) for i in reversed(items) if i.get("role") == "user"), "").lower()
-    return next((tool for tool in tools if tool["name"].lower() in last_user), tools[0])
+    last_user = next((_item_text(i) for i in reversed(items) if i.get("role") == "user"), "")
+    named = first_named([tool["name"] for tool in tools], last_user)
+    return tools[named[0]] if named else tools[0]
 
 
 def _text_format(body: dict[str, Any]) -> dict[str, Any]:
@@ -169,7 +172,7 @@ def responses(req: Request) -> Work[Reply]:
         raise invalid("instructions", "must be a string")
     max_tokens = _validation.optional_int(body, "max_output_tokens", 1, 1_000_000)
     _validation.sampling(body)
-    tools = _tools(body)
+    tools = _tools(body, req.limits.max_tools)
     tool = _chosen_tool(body, tools, items)
     fmt = _text_format(body)
     parallel = body.get("parallel_tool_calls", True)
