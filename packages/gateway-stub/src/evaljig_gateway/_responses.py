@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 _ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "reasoning", "item_reference"})
 _FORMATS = ("text", "json_object", "json_schema")
+_ROLES = ("user", "assistant", "system", "developer")
 
 
 def _instance_json(schema: Any, seed: str, param: str, budget: OutputBudget) -> str:
@@ -53,16 +54,38 @@ def _input_items(raw: Any) -> list[dict[str, Any]]:
         if not isinstance(item, dict):
             raise invalid(f"input[{i}]", "must be an input item object")
         kind = item.get("type", "message")
-        if kind not in _ITEM_TYPES:
+        if not isinstance(kind, str) or kind not in _ITEM_TYPES:  # a list or object is unhashable: the type first
             raise invalid(f"input[{i}].type", f"must be one of {', '.join(sorted(_ITEM_TYPES))}")
-        if kind == "message" and ("content" not in item or "role" not in item):
-            raise invalid(f"input[{i}]", "must be a message object with 'role' and 'content'")
+        if kind == "message":
+            if "content" not in item or "role" not in item:
+                raise invalid(f"input[{i}]", "must be a message object with 'role' and 'content'")
+            if not isinstance(item["role"], str) or item["role"] not in _ROLES:
+                raise invalid(f"input[{i}].role", f"must be one of {', '.join(_ROLES)}")
+            _check_content(item["content"], f"input[{i}].content")
         if kind == "function_call_output":
             if not isinstance(item.get("call_id"), str) or not item["call_id"]:
                 raise missing(f"input[{i}].call_id")
             if "output" not in item:
                 raise missing(f"input[{i}].output")
+            _check_content(item["output"], f"input[{i}].output")
+        for name in ("name", "arguments", "call_id", "id"):
+            if name in item and not isinstance(item[name], str):
+                raise invalid(f"input[{i}].{name}", "must be a string")
     return raw
+
+
+def _check_content(content: Any, where: str) -> None:
+    """A string, or a list of part objects whose ``type`` and ``text`` (when present) are strings."""
+    if isinstance(content, str):
+        return
+    if not isinstance(content, list):
+        raise invalid(where, "must be a string or an array of content parts")
+    for j, part in enumerate(content):
+        if not isinstance(part, dict):
+            raise invalid(f"{where}[{j}]", "must be a content part object")
+        for name in ("type", "text"):
+            if name in part and not isinstance(part[name], str):
+                raise invalid(f"{where}[{j}].{name}", "must be a string")
 
 
 def _item_text(item: dict[str, Any]) -> str:
