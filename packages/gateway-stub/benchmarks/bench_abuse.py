@@ -12,6 +12,7 @@ still running after ``--term-wait`` seconds and had to be killed). Prints figure
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import signal
 import statistics
@@ -50,9 +51,7 @@ def _tools_request() -> tuple[str, dict[str, Any]]:
 
 
 HOSTILE: dict[str, tuple[str, dict[str, Any]]] = {
-    "lookahead-redos": _schema_request(
-        {"type": "string", "pattern": "^(?!(x+x+)+y)(x+x+)+$", "minLength": 60}
-    ),
+    "lookahead-redos": _schema_request({"type": "string", "pattern": "^(?!(x+x+)+y)(x+x+)+$", "minLength": 60}),
     "nested-repeat": _schema_request({"type": "string", "pattern": "(a{3000}){3000}"}),
     "minLength-2e7": _schema_request({"type": "string", "minLength": 20_000_000}),
     "minProperties-1e9": _schema_request({"type": "object", "minProperties": 1_000_000_000}),
@@ -88,10 +87,8 @@ def _plain_client(url: str, stop: threading.Event, latencies: list[float]) -> No
     with httpx.Client(base_url=url, timeout=60) as client:
         while not stop.is_set():
             started = time.perf_counter()
-            try:
+            with contextlib.suppress(httpx.HTTPError):
                 client.post("/chat/completions", json=PLAIN)
-            except httpx.HTTPError:
-                pass
             latencies.append((time.perf_counter() - started) * 1000)
 
 
@@ -149,8 +146,10 @@ def main() -> int:
     parser.add_argument("--term-wait", type=float, default=5.0, help="seconds to wait after SIGTERM before SIGKILL")
     parser.add_argument("--only", nargs="*", choices=sorted(HOSTILE), help="run these probes only")
     args = parser.parse_args()
-    print(f"{'probe':22} {'status':>7} {'bytes':>9} {'own ms':>9} | plain client ms: {'p50':>6} {'p99':>8} "
-          f"{'max':>8} {'n':>5} | SIGTERM")
+    print(
+        f"{'probe':22} {'status':>7} {'bytes':>9} {'own ms':>9} | plain client ms: {'p50':>6} {'p99':>8} "
+        f"{'max':>8} {'n':>5} | SIGTERM"
+    )
     worst = 0.0
     for name in args.only or HOSTILE:
         r = _probe(name, args.timeout, args.term_wait)
