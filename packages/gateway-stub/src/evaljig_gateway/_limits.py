@@ -117,6 +117,10 @@ class OutputBudget:
     def chars_left(self) -> int:
         return self._chars
 
+    @property
+    def steps_left(self) -> int:
+        return self._steps
+
     def spend_chars(self, count: int) -> None:
         self._chars -= count
         if self._chars < 0:

@@ -160,16 +160,34 @@ def sample(
 
 
 def parse(pattern: str, budget: OutputBudget) -> Any:
-    """The pattern's parse tree, checked for what the walker supports; :class:`RegexError` naming the refusal."""
+    """The pattern's parse tree, checked for what the walker supports; :class:`RegexError` naming the refusal.
+
+    Spends a step per pattern character and per node whether or not the parse was cached (the
+    answer must not depend on what earlier requests left in the cache).
+    """
     if len(pattern) > MAX_PATTERN_CHARS:
         raise RegexError(f"patterns longer than {MAX_PATTERN_CHARS} characters are not supported")
     budget.spend_steps(len(pattern))
+    parsed, nodes, refusal = _parsed(pattern)
+    budget.spend_steps(nodes)
+    if refusal is not None:
+        raise RegexError(refusal)
+    return parsed
+
+
+@functools.lru_cache(maxsize=512)
+def _parsed(pattern: str) -> tuple[Any, int, str | None]:
+    """(tree, nodes checked, None) or (None, nodes checked, why it is refused); the tree is never mutated."""
     try:
         parsed = _sre_parse.parse(pattern)
     except (re.error, RecursionError, OverflowError, ValueError) as exc:
-        raise RegexError(f"not a valid regular expression: {exc}") from None
-    _check_supported(parsed, budget)
-    return parsed
+        return None, 0, f"not a valid regular expression: {exc}"
+    counter = OutputBudget(0, 10**9)
+    try:
+        _check_supported(parsed, counter)
+    except RegexError as exc:
+        return None, 10**9 - counter.steps_left, str(exc)
+    return parsed, 10**9 - counter.steps_left, None
 
 
 def _check_supported(parsed: Any, budget: OutputBudget) -> None:

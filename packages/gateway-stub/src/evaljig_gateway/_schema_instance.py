@@ -219,6 +219,7 @@ class _Generator:
         if not isinstance(ref, str) or not ref.startswith("#"):
             raise SchemaInstanceError(f"{where}/$ref: only local references ('#...') are followed, got {ref!r}")
         node: Any = self._root
+        self._budget.spend_steps(1 + ref.count("/"))
         for raw in (p for p in ref[1:].split("/") if p):
             part = unquote(raw).replace("~1", "/").replace("~0", "~")
             if isinstance(node, Mapping) and part in node:
@@ -267,7 +268,7 @@ class _Generator:
                 member = {k: v for k, v in member.items() if k != "allOf"}
             if member.get("additionalProperties") is False:
                 closed.append(set(member.get("properties") or {}))
-            self._budget.spend_steps(1 + len(member))
+            self._budget.spend_steps(1 + sum(len(v) if isinstance(v, (list, Mapping)) else 1 for v in member.values()))
             _merge_into(out, member, where)
         if closed:
             allowed = set.intersection(*closed)
@@ -282,7 +283,7 @@ class _Generator:
         if not isinstance(branches, list) or not branches:
             raise SchemaInstanceError(f"{where}/{key}: must be a non-empty array of schemas")
         if self._minimal:
-            index = min(range(len(branches)), key=lambda i: (_cost(branches[i], 0), i))
+            index = min(range(len(branches)), key=lambda i: (_cost(branches[i], 0, self._budget), i))
         else:
             useful = [i for i, b in enumerate(branches) if not _is_null(b)] or list(range(len(branches)))
             index = useful[self._rng.randrange(len(useful))]
@@ -335,14 +336,18 @@ class _Generator:
         props = schema.get("properties") or {}
         if not isinstance(props, Mapping):
             raise SchemaInstanceError(f"{where}/properties: must be an object mapping names to schemas")
-        required = [r for r in schema.get("required") or [] if isinstance(r, str)]
+        raw_required = schema.get("required") or []
+        self._budget.spend_steps(len(props) + (len(raw_required) if isinstance(raw_required, list) else 0))
+        required = list(dict.fromkeys(r for r in raw_required if isinstance(r, str)))
+        wanted = set(required)
         extra = schema.get("additionalProperties", True)
-        names = [n for n in props if n in required] if self._minimal else list(props)
-        names += [r for r in required if r not in names]
+        names = [n for n in props if n in wanted] if self._minimal else list(props)
+        listed = set(names)
+        names += [r for r in required if r not in listed]
         most = schema.get("maxProperties")
         if isinstance(most, int) and len(names) > most:
-            names = [n for n in names if n in required] + [n for n in names if n not in required]
-            names = names[: max(most, len([n for n in names if n in required]))]
+            names = [n for n in names if n in wanted] + [n for n in names if n not in wanted]
+            names = names[: max(most, len([n for n in names if n in wanted]))]
         least = schema.get("minProperties")
         if isinstance(least, int) and not isinstance(least, bool):
             if least * 4 > self._budget.chars_left:  # '"k":0,' is 4 characters at the least
@@ -587,8 +592,9 @@ def _is_null(schema: Any) -> bool:
     return isinstance(schema, Mapping) and (schema.get("type") == "null" or schema.get("const", _UNSET) is None)
 
 
-def _cost(schema: Any, depth: int) -> int:
+def _cost(schema: Any, depth: int, budget: OutputBudget) -> int:
     """How big the smallest instance of ``schema`` is, roughly; a reference costs most (it may recurse)."""
+    budget.spend_steps(1)  # branches of branches: without it, 8 levels of 100 branches would never end
     if depth > 8:
         return 100
     if not isinstance(schema, Mapping):
@@ -601,18 +607,18 @@ def _cost(schema: Any, depth: int) -> int:
         return 1
     for key in ("anyOf", "oneOf"):
         if isinstance(schema.get(key), list) and schema[key]:
-            return min(_cost(b, depth + 1) for b in schema[key])
+            return min(_cost(b, depth + 1, budget) for b in schema[key])
     if isinstance(schema.get("allOf"), list):
-        return sum(_cost(b, depth + 1) for b in schema["allOf"])
+        return sum(_cost(b, depth + 1, budget) for b in schema["allOf"])
     kind = schema.get("type")
     if isinstance(kind, list):
         return 0 if "null" in kind else 1
     if kind == "object" or "properties" in schema:
         props = schema.get("properties") or {}
         required = schema.get("required") or []
-        return 1 + sum(_cost(props.get(r, True), depth + 1) for r in required if isinstance(r, str))
+        return 1 + sum(_cost(props.get(r, True), depth + 1, budget) for r in required if isinstance(r, str))
     if kind == "array" or "items" in schema:
-        return 1 + _int_bound(schema.get("minItems"), 0) * _cost(schema.get("items", True), depth + 1)
+        return 1 + _int_bound(schema.get("minItems"), 0) * _cost(schema.get("items", True), depth + 1, budget)
     return 1
 
 
