@@ -222,3 +222,31 @@ def test_sigterm_stops_the_gateway_after_the_hostile_requests() -> None:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
+
+
+MALFORMED_SCHEMAS = [
+    {"$schema": 5, "type": "integer"},
+    {"type": "string", "minLength": "a"},
+    {"minimum": "x"},
+    {"allOf": 5},
+    {"multipleOf": 0},
+    {"not": 5},
+    {"if": 5},
+    {"pattern": 5},
+    {"$dynamicRef": "#x"},
+    {"type": "integer", "minimum": 1e300},
+    {"type": "object", "patternProperties": {"^a": {"type": "integer"}}, "required": ["a"]},
+    {"type": "object", "properties": {"a": {}}, "required": ["a"], "propertyNames": {"pattern": "^b"}},
+]
+
+
+@pytest.mark.parametrize("schema", MALFORMED_SCHEMAS, ids=[json.dumps(s)[:40] for s in MALFORMED_SCHEMAS])
+def test_a_malformed_or_unsupported_schema_is_an_instance_or_a_400(http: httpx.Client, schema: Any) -> None:
+    reply = http.post("/v1/chat/completions", json=_structured(schema))
+    if reply.status_code == 200:
+        value = json.loads(reply.json()["choices"][0]["message"]["content"])
+        draft = schema if isinstance(schema.get("$schema", ""), str) else {}
+        jsonschema.validators.validator_for(draft, default=jsonschema.Draft202012Validator)(schema).validate(value)
+    else:
+        assert reply.status_code == 400, reply.text
+        assert reply.json()["error"]["param"].startswith(SCHEMA)

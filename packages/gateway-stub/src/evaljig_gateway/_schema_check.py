@@ -192,7 +192,10 @@ _EXTENDED: dict[type[Any], type[Any]] = {}
 def _validator_class(schema: Any) -> type[Any]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        base = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        try:
+            base = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        except Exception:  # a "$schema" that is not a string: the default draft, as for an unknown one
+            base = jsonschema.Draft202012Validator
     extended = _EXTENDED.get(base)
     if extended is None:
         keywords = dict(base.VALIDATORS)
