@@ -252,7 +252,7 @@ class _Generator:
         while pending:
             steps += 1
             if steps > 4096:
-                raise SchemaInstanceError(f"{where}/allOf: references itself without end")
+                raise SchemaInstanceError(f"{where}/allOf: more than 4,096 members to merge (or it references itself)")
             member = pending.pop(0)
             if member is True:
                 continue
