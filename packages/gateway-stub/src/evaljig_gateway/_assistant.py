@@ -16,7 +16,7 @@ import orjson
 
 from evaljig_gateway import _content, _regex_sample
 from evaljig_gateway._errors import GatewayError, invalid
-from evaljig_gateway._limits import BudgetExceededError, Limits, OutputBudget
+from evaljig_gateway._limits import BudgetExceededError, OutputBudget
 from evaljig_gateway._schema_instance import instance_json
 from evaljig_gateway._script import Turn
 from evaljig_gateway._tool_choice import Tool
@@ -41,7 +41,7 @@ def conversation_seed(messages: list[dict[str, Any]]) -> str:
 
 def generated_calls(tools: list[Tool], seed: str, index: int, budget: OutputBudget | None = None) -> list[Call]:
     """Calls to ``tools`` with generated arguments, spending ``budget`` (the request's; default limits when None)."""
-    budget = budget if budget is not None else OutputBudget.of(Limits())
+    budget = budget if budget is not None else OutputBudget.of()
     return [_generated(tool, f"{seed}\x00{index}\x00{tool.name}", budget) for tool in tools]
 
 

@@ -92,6 +92,9 @@ class Limits:
                 raise ValueError(f"limit {f.name} must be a positive integer, got {value!r}")
 
 
+_DEFAULT_LIMITS = Limits()
+
+
 class BudgetExceededError(ValueError):
     """A generator needed more than its request's :class:`OutputBudget` holds; the message says which part."""
 
@@ -110,7 +113,9 @@ class OutputBudget:
         self._chars, self._steps = max_chars, max_steps
 
     @classmethod
-    def of(cls, limits: Limits) -> OutputBudget:
+    def of(cls, limits: Limits | None = None) -> OutputBudget:
+        """A fresh budget at ``limits`` (the default :class:`Limits` when None)."""
+        limits = limits if limits is not None else _DEFAULT_LIMITS
         return cls(limits.max_generated_chars, limits.max_generation_steps)
 
     @property

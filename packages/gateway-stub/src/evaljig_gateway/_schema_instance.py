@@ -48,7 +48,7 @@ import orjson
 
 from evaljig_gateway import _content, _regex_sample
 from evaljig_gateway._errors import GatewayError, invalid
-from evaljig_gateway._limits import BudgetExceededError, Limits, OutputBudget
+from evaljig_gateway._limits import BudgetExceededError, OutputBudget
 from evaljig_gateway._schema_check import Checker, UncheckableError, canonical, check_instance
 
 __all__ = ["MAX_REF_REPEATS", "SchemaInstanceError", "instance_for", "instance_json"]
@@ -91,7 +91,7 @@ def instance_for(schema: Mapping[str, Any] | bool, *, seed: str, budget: OutputB
     ``seed`` should be derived from the request (e.g. its canonical prompt and choice index);
     ``budget`` is the request's (a fresh one at the default :class:`Limits` when not given).
     """
-    budget = budget if budget is not None else OutputBudget.of(Limits())
+    budget = budget if budget is not None else OutputBudget.of()
     generator = _Generator(schema, seed, budget)
     try:
         value = generator.value(schema, "#", 0)

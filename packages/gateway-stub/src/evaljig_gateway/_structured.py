@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from evaljig_gateway._errors import invalid, missing
-from evaljig_gateway._limits import Limits, OutputBudget
+from evaljig_gateway._limits import OutputBudget
 from evaljig_gateway._schema_instance import SchemaInstanceError, instance_for, instance_json
 
 _PARAM = "response_format"
@@ -118,7 +118,7 @@ def json_content(
 
     ``budget`` is the request's (shared by its choices); a fresh one at the default limits when None.
     """
-    budget = budget if budget is not None else OutputBudget.of(Limits())
+    budget = budget if budget is not None else OutputBudget.of()
     keyed = _parsed(known)
     if fmt.schema is None and fmt.prompted is not None and not isinstance(keyed, dict):
         try:
