@@ -43,13 +43,12 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
-import jsonschema  # type: ignore[import-untyped,unused-ignore]
 import orjson
 
 from evaljig_gateway import _content, _regex_sample
 from evaljig_gateway._errors import GatewayError, invalid
 from evaljig_gateway._limits import BudgetExceededError, OutputBudget
-from evaljig_gateway._schema_check import Checker, UncheckableError, canonical, check_instance
+from evaljig_gateway._schema_check import Checker, NotAnInstanceError, UncheckableError, canonical, check_instance
 
 __all__ = ["MAX_REF_REPEATS", "SchemaInstanceError", "instance_for", "instance_json"]
 
@@ -107,8 +106,8 @@ def instance_for(schema: Mapping[str, Any] | bool, *, seed: str, budget: OutputB
         raise SchemaInstanceError(f"#: checking the answer against the schema: {exc}") from None
     except UncheckableError as exc:
         raise SchemaInstanceError(f"#: {exc}") from None
-    except jsonschema.ValidationError as exc:
-        at = "".join(f"/{p}" for p in exc.absolute_schema_path)
+    except NotAnInstanceError as exc:
+        at = "".join(f"/{p}" for p in exc.path)
         raise SchemaInstanceError(
             f"#{at}: the schema is unsatisfiable or uses keywords this gateway does not generate for: {exc.message}"
         ) from None
