@@ -89,7 +89,7 @@ def test_the_echo_logprobs_request_is_refused_before_any_work(gateway: Gateway, 
     assert (error["param"], error["code"]) == ("echo", "request_too_large")
     assert "echoed prompt tokens x n x logprobs" in error["message"]
     assert "--max-echo-tokens" in error["message"]
-    assert "262,144" in error["message"]
+    assert f"{Limits().max_echo_tokens:,}" in error["message"]
     assert [(c.status, c.attempt) for c in gateway.calls()] == [(400, 0)]
 
 

@@ -259,7 +259,7 @@ def test_custom_tools_get_custom_calls(client: openai.OpenAI) -> None:
                     tool("f", {"type": "object", "properties": {"n": {"type": "integer", "minimum": 9, "maximum": 1}}})
                 ]
             },
-            "tools[0].function.parameters",
+            "tools[0].function.parameters.properties.n",  # the place in the schema
         ),
     ],
 )

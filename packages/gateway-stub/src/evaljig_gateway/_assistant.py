@@ -16,7 +16,8 @@ import orjson
 
 from evaljig_gateway import _content, _regex_sample
 from evaljig_gateway._errors import GatewayError, invalid
-from evaljig_gateway._schema_instance import SchemaInstanceError, instance_for
+from evaljig_gateway._limits import BudgetExceededError, OutputBudget
+from evaljig_gateway._schema_instance import instance_json
 from evaljig_gateway._script import Turn
 from evaljig_gateway._tool_choice import Tool
 
@@ -38,34 +39,34 @@ def conversation_seed(messages: list[dict[str, Any]]) -> str:
         raise GatewayError(400, "The messages cannot be read as JSON.", param="messages") from None
 
 
-def generated_calls(tools: list[Tool], seed: str, index: int) -> list[Call]:
-    return [_generated(tool, f"{seed}\x00{index}\x00{tool.name}") for tool in tools]
+def generated_calls(tools: list[Tool], seed: str, index: int, budget: OutputBudget | None = None) -> list[Call]:
+    """Calls to ``tools`` with generated arguments, spending ``budget`` (the request's; default limits when None)."""
+    budget = budget if budget is not None else OutputBudget.of()
+    return [_generated(tool, f"{seed}\x00{index}\x00{tool.name}", budget) for tool in tools]
 
 
 def scripted_calls(turn: Turn) -> list[Call]:
     return [Call(c.kind, c.name, c.payload) for c in turn.calls]
 
 
-def _generated(tool: Tool, seed: str) -> Call:
+def _generated(tool: Tool, seed: str, budget: OutputBudget) -> Call:
     if tool.kind == "custom":
-        return Call("custom", tool.name, _custom_input(tool, seed))
+        return Call("custom", tool.name, _custom_input(tool, seed, budget))
     schema = tool.parameters or {"type": "object"}
-    try:
-        arguments = instance_for(schema, seed=seed)
-        return Call("function", tool.name, orjson.dumps(arguments).decode())
-    except SchemaInstanceError as exc:
-        raise invalid(f"{tool.where}.parameters", str(exc)) from exc
-    except TypeError as exc:  # a const/enum integer past 64 bits
-        raise invalid(f"{tool.where}.parameters", f"holds a value JSON output cannot carry: {exc}") from exc
+    arguments = instance_json(schema, seed=seed, budget=budget, param=f"{tool.where}.parameters")
+    return Call("function", tool.name, arguments)
 
 
-def _custom_input(tool: Tool, seed: str) -> str:
+def _custom_input(tool: Tool, seed: str, budget: OutputBudget) -> str:
     """Free text, or a string matching a ``regex`` grammar (a ``lark`` grammar gets free text)."""
     if tool.grammar and tool.grammar[0] == "regex":
         rng = random.Random(int.from_bytes(hashlib.sha256(seed.encode()).digest()[:8], "big"))
-        sample = _regex_sample.sample(f"^(?:{tool.grammar[1]})$", rng)
-        if sample is None:
-            raise invalid(f"{tool.where}.format.grammar.definition", "cannot generate a string matching this regex")
+        param = f"{tool.where}.format.grammar.definition"
+        try:
+            sample = _regex_sample.sample(f"^(?:{tool.grammar[1]})$", rng, budget)
+            budget.spend_chars(len(sample))
+        except (_regex_sample.RegexError, BudgetExceededError) as exc:
+            raise invalid(param, str(exc)) from None
         return sample
     return _content.default_answer(seed)
 

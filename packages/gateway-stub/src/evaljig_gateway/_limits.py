@@ -2,7 +2,9 @@
 
 One request must never cost the other clients more than a few milliseconds, so the work a
 body asks for (vectors, choices, tokens) is bounded before any of it is done, and an
-oversized request is answered 400 naming the parameter.
+oversized request is answered 400 naming the parameter. Work whose size is only known while it
+is done (a schema instance, a string for a ``pattern``) spends an :class:`OutputBudget` as it
+goes and stops at it.
 """
 
 from __future__ import annotations
@@ -20,36 +22,125 @@ Prompts = str | Sequence[str] | Sequence[int] | Sequence[Sequence[int]]
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Request limits; every one has a ``serve`` flag of the same name (``--max-embedding-values``)."""
+    """Request limits; every one has a ``serve`` flag of the same name (``--max-embedding-values``).
+
+    Each default is sized to what an eval sends, with room to spare, and no further: the gateway
+    is a test double, and a request past a limit is answered 400 naming the parameter (413/431/408
+    for the transport ones) before any of its work is done, so no request costs other clients more
+    than a few tens of milliseconds. Raise one with its flag when a real suite needs more.
+    """
 
     max_body_bytes: int = 4 * 1024 * 1024
-    """Larger bodies are answered 413 before or while they are read."""
+    """Larger bodies are answered 413 before or while they are read.
+
+    A long MMLU/GPQA chat prompt is a few KiB; a 128k-token context is about 0.5 MiB of text; 4 MiB
+    leaves room for batched token-id prompts and a long agent conversation."""
     max_header_count: int = 100
-    """More request headers than this are answered 431 while the headers are parsed."""
+    """More request headers than this are answered 431 while the headers are parsed (SDKs send ~15)."""
     max_header_bytes: int = 16 * 1024
-    """Request line plus header names and values above this are answered 431."""
+    """Request line plus header names and values above this are answered 431 (SDKs send under 2 KiB)."""
     max_embedding_values: int = 1024 * 1024
-    """Embeddings: inputs x dimensions (floats generated) per request."""
+    """Embeddings: inputs x dimensions (floats generated) per request.
+
+    MTEB-style evals embed batches of 32-512 texts at 384-3072 dimensions (at most about 1.5M for
+    512 x 3072; 1M is 682 inputs of 1536 dimensions)."""
     max_choices: int = 4096
-    """Completions: prompts x ``n`` (choices generated) per request; chat's ``n`` is at most 128."""
-    max_output_tokens: int = 1024 * 1024
-    """Chat and completions: ``n`` x ``max_tokens`` (the tokens a request may ask for)."""
-    max_echo_tokens: int = 256 * 1024
+    """Completions: prompts x ``n`` (choices generated) per request; chat's ``n`` is at most 128.
+
+    lm-eval's ``local-completions`` sends one prompt per choice of a batch (a 64-question batch of
+    4-choice tasks is 256); pass@k generation asks ``n`` up to 200."""
+    max_output_tokens: int = 128 * 1024
+    """Chat and completions: ``n`` x ``max_tokens`` (the tokens a request may ask for).
+
+    Generative evals ask ``max_tokens`` up to 32k (lighteval multiplies a reasoning model's by 10:
+    2048 x 10 = 20,480), with ``n`` of 1-4: 128k tokens covers ``n`` = 4 at 32k."""
+    max_echo_tokens: int = 64 * 1024
     """Completions with ``echo``: prompt tokens x ``n``, times ``logprobs`` (at least 1) when it is set.
 
-    Each echoed token is copied into every choice and, with ``logprobs``, scored with that many
-    alternatives (about 8 us and 150 bytes each), so this bounds the time (about 2 s) and memory
-    (tens of MiB) such a request may cost, as ``max_embedding_values`` does for embeddings."""
+    Loglikelihood evals echo each choice with its context (a long MMLU prompt is 2-4k tokens) with
+    ``logprobs`` 1 and ``n`` 1; lm-eval batches a few of them per request: 64k tokens is 16 such
+    prompts. Each echoed token is copied into every choice and scored with ``logprobs`` alternatives
+    (about 8 us and 150 bytes each), so this bounds the time (about half a second, handed out in
+    slices) and memory (about 10 MiB) such a request may cost."""
     max_model_chars: int = 256
     """The length of the ``model`` name; per-model attempt counters and the journal keep the name."""
     max_header_wait_ms: int = 10_000
     """How long a request line and headers may take to arrive; slower ones are answered 408 and closed."""
+    max_generated_chars: int = 32 * 1024
+    """Characters of generated JSON per request: schema instances (``response_format``, ``text.format``),
+    tool-call arguments and the strings drawn for ``pattern``, all choices and calls together.
+
+    A structured-output or tool-calling eval's answer is a few hundred characters to a few KiB
+    (an extraction schema with lists of items); 32 KiB is about 8k tokens. ``minLength``,
+    ``minItems`` or ``minProperties`` asking for more, or nested repeats (``(a{3000}){3000}``),
+    are a 400 naming the schema path, refused as the characters are counted, never after."""
+    max_generation_steps: int = 25_000
+    """Steps the schema-instance and pattern generators, and the final ``jsonschema`` check, may take
+    per request; a step is a few microseconds of work (a value generated costs 5, a regex node 2, a
+    pattern character parsed 1, a validation keyword 5, a ``$ref`` followed 10), so this is about
+    50-100 ms at most.
+
+    The schemas evals send (pydantic models of a few dozen fields, nested a few levels) take a
+    few hundred steps; a schema that needs more is a 400 saying so."""
+    max_tools: int = 128
+    """Tools (``tools``, ``functions``) a request may declare: OpenAI's own limit is 128."""
 
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"limit {f.name} must be a positive integer, got {value!r}")
+
+
+_DEFAULT_LIMITS = Limits()
+
+
+class BudgetExceededError(ValueError):
+    """A generator needed more than its request's :class:`OutputBudget` holds; the message says which part."""
+
+
+class OutputBudget:
+    """What one request's generators may still spend: characters of output and steps of work.
+
+    Spent as the work happens (a character when it is emitted, a step when a node is visited), so
+    a schema or pattern that asks for too much is stopped at the budget, never after doing it all.
+    """
+
+    __slots__ = ("_chars", "_steps", "max_chars", "max_steps")
+
+    def __init__(self, max_chars: int, max_steps: int) -> None:
+        self.max_chars, self.max_steps = max_chars, max_steps
+        self._chars, self._steps = max_chars, max_steps
+
+    @classmethod
+    def of(cls, limits: Limits | None = None) -> OutputBudget:
+        """A fresh budget at ``limits`` (the default :class:`Limits` when None)."""
+        limits = limits if limits is not None else _DEFAULT_LIMITS
+        return cls(limits.max_generated_chars, limits.max_generation_steps)
+
+    @property
+    def chars_left(self) -> int:
+        return self._chars
+
+    @property
+    def steps_left(self) -> int:
+        return self._steps
+
+    def spend_chars(self, count: int) -> None:
+        self._chars -= count
+        if self._chars < 0:
+            raise BudgetExceededError(
+                f"the answer needs more than the {self.max_chars:,} characters this gateway generates per request "
+                "(evaljig-gateway serve --max-generated-chars)"
+            )
+
+    def spend_steps(self, count: int) -> None:
+        self._steps -= count
+        if self._steps < 0:
+            raise BudgetExceededError(
+                f"the schema needs more than the {self.max_steps:,} steps of work this gateway spends per request "
+                "(evaljig-gateway serve --max-generation-steps)"
+            )
 
 
 def check_product(param: str, what: str, product: int, limit: int, flag: str) -> None:

@@ -10,7 +10,7 @@ import orjson
 from evaljig_gateway import _assistant, _completions, _content, _responses, _structured, _tool_choice, _validation
 from evaljig_gateway._behaviours import BEHAVIOUR_TABLE
 from evaljig_gateway._errors import invalid, missing
-from evaljig_gateway._limits import Limits, check_product
+from evaljig_gateway._limits import Limits, OutputBudget, check_product
 from evaljig_gateway._replies import ArrayBody, Reply, json_reply, sse_reply_work
 from evaljig_gateway._work import Work
 
@@ -72,7 +72,7 @@ def chat_completions(req: Request) -> Work[Reply]:
     top = _validation.optional_int(body, "top_logprobs", 0, 20)
     if top is not None and not want_logprobs:
         raise invalid("top_logprobs", "requires 'logprobs' to be true")
-    policy = _tool_choice.tool_choice_of(body)
+    policy = _tool_choice.tool_choice_of(body, req.limits.max_tools)
     json_format = _structured.response_format_of(body)
     if json_format is not None and json_format.schema is None:  # json_object: a schema the prompt asks for
         json_format = _structured.JsonFormat(prompted=_structured.prompted_schema(messages, _content.message_text))
@@ -99,11 +99,12 @@ def chat_completions(req: Request) -> Work[Reply]:
     written = None if stream else ArrayBody(head, "choices")
     choices: list[dict[str, Any]] = []
     completion_tokens = 0
+    budget = OutputBudget.of(req.limits)  # generated JSON (instances, tool arguments): all choices share it
     for index in range(n):
         yield
         if written is not None and choices:  # the choice before: written now, its objects can go
             yield from written.add_work(choices.pop())
-        calls = _assistant.scripted_calls(turn) if turn else _assistant.generated_calls(to_call, seed, index)
+        calls = _assistant.scripted_calls(turn) if turn else _assistant.generated_calls(to_call, seed, index, budget)
         if calls:
             message, finish = _assistant.call_message(calls, digest, index, legacy=policy.legacy)
             completion_tokens += sum(_content.count_tokens(c.payload) for c in calls)
@@ -113,7 +114,7 @@ def chat_completions(req: Request) -> Work[Reply]:
             raw = turn.content
         elif json_format is not None:
             answer = _content.default_answer(prompt, index)
-            raw = _structured.json_content(json_format, known, answer, f"{seed}\x00{index}")
+            raw = _structured.json_content(json_format, known, answer, f"{seed}\x00{index}", budget=budget)
         else:
             raw = _answer(known, prompt, index)
         text, finish = _content.truncate(raw, max_tokens, stop)

@@ -1,29 +1,59 @@
-"""A string that matches a JSON Schema ``pattern``, for the schema-instance generator.
+"""A string that matches a JSON Schema ``pattern``, built from the parsed pattern so it matches by construction.
 
-Why not a library: ``rstr`` (the usual choice) draws negated classes from a ``set``, so its output
-changes with ``PYTHONHASHSEED`` and the gateway's answers would stop being a function of the
-request; and it cannot aim at a length, which ``minLength``/``maxLength`` next to a ``pattern`` need.
-This walks the parse tree of Python's own regex parser with a seeded ``random.Random``, draws
-from small readable alphabets, and checks every candidate with ``re.search`` (JSON Schema
-patterns are unanchored), so a returned string always matches. Look-behind, Unicode property
-classes (``\\p{L}``, not Python syntax) and back-references to unset groups are not supported: the
-caller gets ``None`` and says so.
+Why by construction: checking candidates with ``re.search`` runs a backtracking engine on text
+the request shapes, and one pattern (``^(?!(x+x+)+y)(x+x+)+$`` with ``minLength: 60``) held the
+gateway for good. So no regex engine ever runs here: the pattern is parsed by Python's own
+parser (``re._parser``) and its tree walked with a seeded ``random.Random``; each node emits text
+that node matches (a literal, a member of a class, ``n`` copies of a repeated body with ``n``
+within the quantifier's bounds, one branch of an alternation, what a group captured for a
+back-reference), so the concatenation is in the pattern's language, and a backtracking engine,
+which tries every path, finds the match. ``^``/``$``/``\\A``/``\\Z`` are honoured by position (an
+attempt that would put text before ``^`` or after ``$`` is dropped and another is drawn).
+
+What cannot be built that way is refused with :class:`RegexError` naming the construct, before
+any text is made: look-ahead and look-behind, conditional groups, atomic groups and possessive
+quantifiers (they make a path's text fail to match), and word boundaries (``\\b``, ``\\B``).
+
+Every node visited and character emitted spends a step of the request's
+:class:`~evaljig_gateway._limits.OutputBudget` as it happens, and no attempt may emit more than the
+characters left in it (the caller spends those for the string it keeps), so nested repeats
+(``(a{3000}){3000}``) stop at the budget, never after.
+
+Why not a library: ``rstr`` draws negated classes from a ``set`` (output changes with
+``PYTHONHASHSEED``), checks nothing, and cannot aim at a length, which ``minLength``/``maxLength``
+beside a ``pattern`` need.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import string
+from collections.abc import Callable
 from typing import Any
+
+from evaljig_gateway._limits import BudgetExceededError, OutputBudget
 
 try:  # Python 3.11+; sre_parse is the deprecated alias
     import re._parser as _sre_parse  # type: ignore[import-not-found,unused-ignore]
 except ImportError:  # pragma: no cover
     import sre_parse as _sre_parse  # type: ignore[no-redef,unused-ignore]
 
+__all__ = ["MAX_GROUP_DEPTH", "MAX_PATTERN_CHARS", "RegexError", "sample"]
+
+#: Longer patterns are refused: parsing is pure Python (microseconds a character); eval schemas' are short.
+MAX_PATTERN_CHARS = 1024
+#: Steps of the request's budget one call costs before any node is walked.
+SAMPLE_STEPS = 10
+#: Groups nested deeper than this are refused (the walk is recursive).
+MAX_GROUP_DEPTH = 64
+
+_LETTERS = string.ascii_letters
 _PRINTABLE = string.ascii_letters + string.digits + "-_.:/@+ "
-_CATEGORIES = {
+#: Characters with no case: what a negated class draws from under IGNORECASE (a letter's other case may be banned).
+_CASELESS = string.digits + "-_.:/@+ "
+_CATEGORY_POOLS = {
     "CATEGORY_DIGIT": string.digits,
     "CATEGORY_NOT_DIGIT": string.ascii_letters + "-_ ",
     "CATEGORY_SPACE": " ",
@@ -31,102 +61,375 @@ _CATEGORIES = {
     "CATEGORY_WORD": string.ascii_letters + string.digits + "_",
     "CATEGORY_NOT_WORD": "-. :/",
 }
-#: Extra repeats allowed past a quantifier's minimum, per attempt: the later attempts stretch toward ``minLength``.
+#: Membership of an ASCII character in a category (the pools above draw only ASCII, where these are exact).
+_CATEGORY_TESTS: dict[str, Callable[[str], bool]] = {
+    "CATEGORY_DIGIT": lambda c: c in string.digits,
+    "CATEGORY_NOT_DIGIT": lambda c: c not in string.digits,
+    "CATEGORY_SPACE": lambda c: c in string.whitespace,
+    "CATEGORY_NOT_SPACE": lambda c: c not in string.whitespace,
+    "CATEGORY_WORD": lambda c: c.isalnum() or c == "_",
+    "CATEGORY_NOT_WORD": lambda c: not (c.isalnum() or c == "_"),
+}
+_UNSUPPORTED = {
+    "GROUPREF_EXISTS": "conditional groups '(?(1)...)' are not supported",
+    "ATOMIC_GROUP": "atomic groups '(?>...)' are not supported",
+    "POSSESSIVE_REPEAT": "possessive quantifiers ('*+', '++', '?+') are not supported",
+}
+_IGNORECASE = int(re.IGNORECASE)  # a plain int: flag arithmetic on the enum costs microseconds
+_REPEATS = ("MAX_REPEAT", "MIN_REPEAT")
+_ONE_CHAR = ("LITERAL", "NOT_LITERAL", "ANY", "IN")
+#: Extra repeats allowed past a quantifier's minimum, per attempt: later attempts stretch toward ``minLength``.
 _STRETCH = (2, 0, 1, 4, 8, 16, 32, 64)
 
 
-class _UnsupportedError(Exception):
-    """A regex construct this sampler does not generate."""
+class RegexError(ValueError):
+    """A pattern this sampler refuses or cannot meet; the message says why (no schema path: the caller adds it)."""
 
 
-def sample(pattern: str, rng: random.Random, min_length: int = 0, max_length: int | None = None) -> str | None:
-    """A string matching ``pattern`` (searched, as JSON Schema does) within the length bounds, or None."""
-    try:
-        compiled = re.compile(pattern)
-        parsed = _sre_parse.parse(pattern)
-    except (re.error, RecursionError, OverflowError):
-        return None
+class _DeadEndError(Exception):
+    """This attempt's choices cannot match (text before ``^``, after ``$``, a back-reference to an unset group)."""
+
+
+class _TooLongError(Exception):
+    """This attempt emitted more than it may (``maxLength`` or the budget)."""
+
+
+def sample(
+    pattern: str,
+    rng: random.Random,
+    budget: OutputBudget,
+    min_length: int = 0,
+    max_length: int | None = None,
+    parsed_cache: dict[str, Any] | None = None,
+) -> str:
+    """A string matching ``pattern`` (searched, as JSON Schema does) with a length in the bounds.
+
+    :class:`RegexError` when the pattern is refused or no such string was found;
+    :class:`BudgetExceededError` when even the shortest attempt needs more than ``budget`` holds.
+    ``parsed_cache`` keeps parse trees between calls for one request (an array of patterned strings).
+    """
+    budget.spend_steps(SAMPLE_STEPS)
+    parsed = parsed_cache.get(pattern) if parsed_cache is not None else None
+    if parsed is None:
+        parsed = parse(pattern, budget)
+        if parsed_cache is not None:
+            parsed_cache[pattern] = parsed
+    room = budget.chars_left
+    cap = room if max_length is None else min(max_length, room)
+    shortest = _shortest(parsed)
+    if shortest > cap:
+        if max_length is not None and max_length < room:
+            raise RegexError(f"its shortest match has {shortest:,} characters, more than maxLength {max_length}")
+        raise BudgetExceededError(
+            f"its shortest match has {shortest:,} characters, more than the {room:,} left to generate "
+            "(evaljig-gateway serve --max-generated-chars)"
+        )
+    if min_length > cap:
+        if min_length > room:
+            raise BudgetExceededError(f"minLength {min_length:,} exceeds the {room:,} characters left to generate")
+        raise RegexError(f"minLength {min_length} is above maxLength {max_length}")
+    too_long = too_short = dead = 0
     for stretch in _STRETCH:
+        walker = _Walker(rng, stretch, budget, cap)
         try:
-            text = _Walker(rng, stretch).seq(parsed)
-        except (_UnsupportedError, IndexError, KeyError, RecursionError):
-            return None
-        if not compiled.search(text):
+            text = walker.run(parsed)
+        except _DeadEndError:
+            dead += 1
             continue
-        if len(text) < min_length and not _anchored_end(parsed):
-            text += _pad(rng, min_length - len(text))
-        if len(text) >= min_length and (max_length is None or len(text) <= max_length) and compiled.search(text):
-            return text
-    return None
+        except _TooLongError:
+            too_long += 1
+            if stretch == 0:
+                break  # the fewest repeats were too long already: more cannot help
+            continue
+        if len(text) < min_length:
+            if not walker.ended:
+                text += _pad(rng, min_length - len(text), budget)
+            elif not walker.began:
+                text = _pad(rng, min_length - len(text), budget) + text
+            else:
+                too_short += 1
+                continue
+        return text
+    if too_long and max_length is not None and max_length < room:
+        raise RegexError(f"no string of at most maxLength {max_length} characters matches it")
+    if too_long:
+        raise BudgetExceededError(f"it needs more than the {room:,} characters left to generate")
+    if too_short:
+        raise RegexError(f"no string of at least minLength {min_length} characters was found for it")
+    raise RegexError("its anchors or back-references cannot be met")
 
 
-def _anchored_end(parsed: Any) -> bool:
-    items = list(parsed)
-    return bool(items) and str(items[-1][0]) == "AT" and str(items[-1][1]) in ("AT_END", "AT_END_STRING")
+def parse(pattern: str, budget: OutputBudget) -> Any:
+    """The pattern's parse tree, checked for what the walker supports; :class:`RegexError` naming the refusal.
+
+    Spends a step per pattern character and per node whether or not the parse was cached (the
+    answer must not depend on what earlier requests left in the cache).
+    """
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise RegexError(f"patterns longer than {MAX_PATTERN_CHARS} characters are not supported")
+    budget.spend_steps(len(pattern))
+    parsed, nodes, refusal = _parsed(pattern)
+    budget.spend_steps(nodes)
+    if refusal is not None:
+        raise RegexError(refusal)
+    return parsed
 
 
-def _pad(rng: random.Random, count: int) -> str:
+@functools.lru_cache(maxsize=512)
+def _parsed(pattern: str) -> tuple[Any, int, str | None]:
+    """(tree, nodes checked, None) or (None, nodes checked, why it is refused); the tree is never mutated."""
+    try:
+        parsed = _sre_parse.parse(pattern)
+    except (re.error, RecursionError, OverflowError, ValueError) as exc:
+        return None, 0, f"not a valid regular expression: {exc}"
+    counter = OutputBudget(0, 10**9)
+    try:
+        _check_supported(parsed, counter)
+    except RegexError as exc:
+        return None, 10**9 - counter.steps_left, str(exc)
+    return parsed, 10**9 - counter.steps_left, None
+
+
+def _check_supported(parsed: Any, budget: OutputBudget) -> None:
+    """Refuse what cannot be generated by construction, whatever branch a walk would take (an explicit stack)."""
+    stack: list[tuple[Any, int]] = [(parsed, 0)]
+    while stack:
+        items, depth = stack.pop()
+        if depth > MAX_GROUP_DEPTH:
+            raise RegexError(f"groups nested deeper than {MAX_GROUP_DEPTH} levels are not supported")
+        for op, av in items:
+            budget.spend_steps(1)
+            name = str(op)
+            if name in _UNSUPPORTED:
+                raise RegexError(_UNSUPPORTED[name])
+            if name in ("ASSERT", "ASSERT_NOT"):
+                raise RegexError(f"{'look-behind' if av[0] < 0 else 'look-ahead'} is not supported")
+            if name == "AT" and str(av) in ("AT_BOUNDARY", "AT_NON_BOUNDARY"):
+                raise RegexError("word boundaries ('\\b', '\\B') are not supported")
+            if name == "BRANCH":
+                stack.extend((branch, depth + 1) for branch in av[1])
+            elif name == "SUBPATTERN":
+                stack.append((av[-1], depth + 1))
+            elif name in _REPEATS:
+                stack.append((av[2], depth + 1))
+            elif name == "IN":
+                for item_op, item_av in av:
+                    if str(item_op) not in ("NEGATE", "LITERAL", "RANGE", "CATEGORY"):
+                        raise RegexError(f"character class item {item_op} is not supported")
+                    if str(item_op) == "CATEGORY" and str(item_av) not in _CATEGORY_POOLS:
+                        raise RegexError(f"character class {item_av} is not supported")
+            elif name not in ("LITERAL", "NOT_LITERAL", "ANY", "AT", "GROUPREF"):
+                raise RegexError(f"the construct {name} is not supported")
+
+
+def _shortest(items: Any) -> int:
+    """The fewest characters a match of ``items`` has (a back-reference counted as none): refuses early."""
+    total = 0
+    for op, av in items:
+        name = str(op)
+        if name in ("LITERAL", "NOT_LITERAL", "ANY", "IN"):
+            total += 1
+        elif name == "BRANCH":
+            total += min(_shortest(branch) for branch in av[1])
+        elif name == "SUBPATTERN":
+            total += _shortest(av[-1])
+        elif name in _REPEATS:
+            total += av[0] * _shortest(av[2])
+    return total
+
+
+def _pad(rng: random.Random, count: int, budget: OutputBudget) -> str:
+    budget.spend_steps(count)
     return "".join(rng.choice(string.ascii_lowercase) for _ in range(count))
 
 
 class _Walker:
-    def __init__(self, rng: random.Random, stretch: int) -> None:
+    """One attempt: text for the tree, ``stretch`` extra repeats at most past each quantifier's minimum."""
+
+    def __init__(self, rng: random.Random, stretch: int, budget: OutputBudget, cap: int) -> None:
         self._rng = rng
         self._stretch = stretch
+        self._budget = budget
+        self._cap = cap
+        self._out: list[str] = []
+        self._length = 0
+        self.ended = False
+        """Whether a ``$``/``\\Z`` was met: text may not be appended."""
+        self.began = False
+        """Whether a ``^``/``\\A`` was met: text may not be prepended."""
         self._groups: dict[int, str] = {}
+        self._ignore_case = [False]
+        self._allowed: dict[tuple[str, int, bool], list[str]] = {}
 
-    def seq(self, items: Any) -> str:
-        return "".join(self.node(op, av) for op, av in items)
+    def run(self, parsed: Any) -> str:
+        self._ignore_case = [bool(parsed.state.flags & _IGNORECASE)]
+        self._seq(parsed)
+        return "".join(self._out)
 
-    def node(self, op: Any, av: Any) -> str:
+    def _emit(self, text: str) -> None:
+        if not text:
+            return
+        if self.ended:
+            raise _DeadEndError  # text after '$'
+        self._length += len(text)
+        if self._length > self._cap:
+            raise _TooLongError
+        self._out.append(text)
+
+    def _seq(self, items: Any) -> None:
+        for op, av in items:
+            self._node(str(op), av)
+
+    def _node(self, name: str, av: Any) -> None:
+        self._budget.spend_steps(2)
+        if name == "LITERAL":
+            if 0xD800 <= av <= 0xDFFF:
+                raise _DeadEndError  # a lone surrogate: JSON text cannot carry it
+            self._emit(chr(av))
+        elif name == "NOT_LITERAL":
+            self._emit(self._not_in(("literal", av), lambda c: c == chr(av)))
+        elif name == "ANY":
+            self._emit(self._rng.choice(_LETTERS))
+        elif name == "IN":
+            self._emit(self._class(av))
+        elif name == "BRANCH":
+            self._seq(self._rng.choice(av[1]))
+        elif name == "SUBPATTERN":
+            self._group(av)
+        elif name in _REPEATS:
+            self._repeat(*av)
+        elif name == "GROUPREF":
+            if av not in self._groups:
+                raise _DeadEndError  # the group took no part in this attempt
+            self._emit(self._groups[av])
+        elif name == "AT":
+            self._at(str(av))
+        else:  # pragma: no cover - _check_supported refused it
+            raise RegexError(f"the construct {name} is not supported")
+
+    def _repeat(self, low: int, high: int, body: Any) -> None:
+        if low and _shortest(body) == 0:
+            low = 0  # a body that can match empty: fewer copies match too (the rest match empty)
+        top = min(high, low + self._stretch)
+        count = self._rng.randint(low, max(low, top))
+        if len(body) == 1 and str(body[0][0]) in _ONE_CHAR:  # a[3000], [^x]{30000}: drawn at once
+            if self._length + count > self._cap:
+                raise _TooLongError
+            self._budget.spend_steps(1 + count // 8)
+            pool = self._pool(str(body[0][0]), body[0][1])
+            self._emit("".join(self._rng.choices(pool, k=count)) if len(pool) > 1 else pool * count)
+            return
+        for _ in range(count):
+            self._budget.spend_steps(1)
+            self._seq(body)
+
+    def _pool(self, name: str, av: Any) -> str:
+        """The characters one ``LITERAL``/``NOT_LITERAL``/``ANY``/``IN`` node draws from."""
+        if name == "LITERAL":
+            if 0xD800 <= av <= 0xDFFF:
+                raise _DeadEndError
+            return chr(av)
+        if name == "ANY":
+            return _LETTERS
+        if name == "NOT_LITERAL":
+            return "".join(self._allowed_chars(("literal", av), lambda c: c == chr(av)))
+        if av and str(av[0][0]) == "NEGATE":
+            return "".join(self._allowed_chars(("class", id(av)), lambda c: _in_class(c, av[1:])))
+        return "".join(sorted({c for item in av for c in self._item_pool(*item)}))
+
+    def _item_pool(self, op: Any, av: Any) -> str:
         name = str(op)
         if name == "LITERAL":
+            if 0xD800 <= av <= 0xDFFF:
+                raise _DeadEndError
             return chr(av)
-        if name == "NOT_LITERAL":
-            return self._rng.choice([c for c in _PRINTABLE if c != chr(av)])
-        if name == "ANY":
-            return self._rng.choice(string.ascii_letters)
-        if name == "IN":
-            return self._rng.choice(self._charset(av))
-        if name == "BRANCH":
-            return self.seq(self._rng.choice(av[1]))
-        if name == "SUBPATTERN":
-            group, body = av[0], av[-1]
-            text = self.seq(body)
-            if group is not None:
-                self._groups[group] = text
-            return text
-        if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
-            low, high, body = av
-            top = low + self._stretch if high == _sre_parse.MAXREPEAT else min(high, low + self._stretch)
-            return "".join(self.seq(body) for _ in range(self._rng.randint(low, max(low, top))))
-        if name == "GROUPREF":
-            return self._groups[av]
-        if name in ("AT", "ASSERT_NOT"):
-            return ""  # anchors and negative look-aheads add no text; the final re.search judges
-        if name == "ATOMIC_GROUP":
-            return self.seq(av)
-        raise _UnsupportedError(name)
+        if name == "RANGE":
+            printable = _printable_in(*av)
+            if printable:
+                return printable
+            code = next((c for c in range(av[0], av[1] + 1) if not 0xD800 <= c <= 0xDFFF), None)
+            if code is None:
+                raise _DeadEndError
+            return chr(code)
+        return _CATEGORY_POOLS[str(av)]
 
-    def _charset(self, items: Any) -> list[str]:
-        chars: list[str] = []
-        negate = False
-        for op, av in items:
-            name = str(op)
-            if name == "NEGATE":
-                negate = True
-            elif name == "LITERAL":
-                chars.append(chr(av))
-            elif name == "RANGE":
-                low, high = av
-                chars.extend(chr(c) for c in range(low, min(high, low + 255) + 1))
-            elif name == "CATEGORY":
-                chars.extend(_CATEGORIES.get(str(av), ""))
-            else:
-                raise _UnsupportedError(name)
-        if negate:
-            banned = set(chars)
-            chars = [c for c in _PRINTABLE if c not in banned]
-        if not chars:
-            raise _UnsupportedError("empty character class")
-        return sorted(set(chars))
+    def _group(self, av: Any) -> None:
+        group, add_flags, del_flags, body = av
+        ignore_case = self._ignore_case[-1]
+        if add_flags & _IGNORECASE:
+            ignore_case = True
+        if del_flags & _IGNORECASE:
+            ignore_case = False
+        self._ignore_case.append(ignore_case)
+        start = len(self._out)
+        try:
+            self._seq(body)
+        finally:
+            self._ignore_case.pop()
+        if group is not None:
+            self._groups[group] = "".join(self._out[start:])
+
+    def _at(self, where: str) -> None:
+        if where in ("AT_BEGINNING", "AT_BEGINNING_STRING"):
+            if self._length:
+                raise _DeadEndError  # '^' after text
+            self.began = True
+        elif where in ("AT_END", "AT_END_STRING"):
+            self.ended = True
+
+    def _class(self, items: Any) -> str:
+        if items and str(items[0][0]) == "NEGATE":
+            return self._not_in(("class", id(items)), lambda c: _in_class(c, items[1:]))
+        op, av = items[self._rng.randrange(len(items))]
+        name = str(op)
+        if name == "LITERAL":
+            if 0xD800 <= av <= 0xDFFF:
+                raise _DeadEndError
+            return chr(av)
+        if name == "RANGE":
+            low, high = av
+            printable = _printable_in(low, high)
+            if printable:
+                return self._rng.choice(printable)
+            code = self._rng.randint(low, min(high, low + 255))
+            if 0xD800 <= code <= 0xDFFF:
+                raise _DeadEndError
+            return chr(code)
+        return self._rng.choice(_CATEGORY_POOLS[str(av)])
+
+    def _not_in(self, what: tuple[str, int], banned: Callable[[str], bool]) -> str:
+        return self._rng.choice(self._allowed_chars(what, banned))
+
+    def _allowed_chars(self, what: tuple[str, int], banned: Callable[[str], bool]) -> list[str]:
+        """A character the class does not hold; under IGNORECASE one with no case, so no other case is banned."""
+        key = (*what, self._ignore_case[-1])  # the parse tree outlives the walk: ids stay unique
+        cached = self._allowed.get(key)
+        if cached is not None:
+            return cached
+        pool = _CASELESS if self._ignore_case[-1] else _PRINTABLE
+        allowed = [c for c in pool if not banned(c)]
+        if not allowed:
+            allowed = [chr(code) for code in range(0x21, 0x7F) if not banned(chr(code))]
+            if self._ignore_case[-1]:
+                allowed = [c for c in allowed if c.lower() == c.upper()]
+        if not allowed:
+            raise _DeadEndError
+        self._allowed[key] = allowed
+        return allowed
+
+
+@functools.lru_cache(maxsize=256)
+def _printable_in(low: int, high: int) -> str:
+    return "".join(c for c in _PRINTABLE if low <= ord(c) <= high)
+
+
+def _in_class(char: str, items: Any) -> bool:
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL" and char == chr(av):
+            return True
+        if name == "RANGE" and av[0] <= ord(char) <= av[1]:
+            return True
+        if name == "CATEGORY" and _CATEGORY_TESTS[str(av)](char):
+            return True
+    return False

@@ -23,8 +23,10 @@ import orjson
 
 from evaljig_gateway import _content, _validation
 from evaljig_gateway._errors import invalid, missing
+from evaljig_gateway._limits import OutputBudget
 from evaljig_gateway._replies import SSE, Reply, json_reply
-from evaljig_gateway._schema_instance import SchemaInstanceError, instance_for
+from evaljig_gateway._schema_instance import instance_json
+from evaljig_gateway._tool_choice import check_tool_count, first_named
 from evaljig_gateway._work import Work
 
 if TYPE_CHECKING:
@@ -32,16 +34,12 @@ if TYPE_CHECKING:
 
 _ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "reasoning", "item_reference"})
 _FORMATS = ("text", "json_object", "json_schema")
+_ROLES = ("user", "assistant", "system", "developer")
 
 
-def _instance_json(schema: Any, seed: str, param: str) -> str:
+def _instance_json(schema: Any, seed: str, param: str, budget: OutputBudget) -> str:
     """A JSON instance of ``schema`` (the gateway's one schema-instance generator), as text; 400 naming ``param``."""
-    try:
-        return orjson.dumps(instance_for(schema if isinstance(schema, (dict, bool)) else {}, seed=seed)).decode()
-    except SchemaInstanceError as exc:
-        raise invalid(param, str(exc)) from exc
-    except TypeError as exc:  # a const/enum integer past 64 bits
-        raise invalid(param, f"holds a value JSON output cannot carry: {exc}") from exc
+    return instance_json(schema if isinstance(schema, (dict, bool)) else {}, seed=seed, budget=budget, param=param)
 
 
 def _input_items(raw: Any) -> list[dict[str, Any]]:
@@ -56,16 +54,38 @@ def _input_items(raw: Any) -> list[dict[str, Any]]:
         if not isinstance(item, dict):
             raise invalid(f"input[{i}]", "must be an input item object")
         kind = item.get("type", "message")
-        if kind not in _ITEM_TYPES:
+        if not isinstance(kind, str) or kind not in _ITEM_TYPES:  # a list or object is unhashable: the type first
             raise invalid(f"input[{i}].type", f"must be one of {', '.join(sorted(_ITEM_TYPES))}")
-        if kind == "message" and ("content" not in item or "role" not in item):
-            raise invalid(f"input[{i}]", "must be a message object with 'role' and 'content'")
+        if kind == "message":
+            if "content" not in item or "role" not in item:
+                raise invalid(f"input[{i}]", "must be a message object with 'role' and 'content'")
+            if not isinstance(item["role"], str) or item["role"] not in _ROLES:
+                raise invalid(f"input[{i}].role", f"must be one of {', '.join(_ROLES)}")
+            _check_content(item["content"], f"input[{i}].content")
         if kind == "function_call_output":
             if not isinstance(item.get("call_id"), str) or not item["call_id"]:
                 raise missing(f"input[{i}].call_id")
             if "output" not in item:
                 raise missing(f"input[{i}].output")
+            _check_content(item["output"], f"input[{i}].output")
+        for name in ("name", "arguments", "call_id", "id"):
+            if name in item and not isinstance(item[name], str):
+                raise invalid(f"input[{i}].{name}", "must be a string")
     return raw
+
+
+def _check_content(content: Any, where: str) -> None:
+    """A string, or a list of part objects whose ``type`` and ``text`` (when present) are strings."""
+    if isinstance(content, str):
+        return
+    if not isinstance(content, list):
+        raise invalid(where, "must be a string or an array of content parts")
+    for j, part in enumerate(content):
+        if not isinstance(part, dict):
+            raise invalid(f"{where}[{j}]", "must be a content part object")
+        for name in ("type", "text"):
+            if name in part and not isinstance(part[name], str):
+                raise invalid(f"{where}[{j}].{name}", "must be a string")
 
 
 def _item_text(item: dict[str, Any]) -> str:
@@ -80,13 +100,14 @@ def _item_text(item: dict[str, Any]) -> str:
     return ""
 
 
-def _tools(body: dict[str, Any]) -> list[dict[str, Any]]:
+def _tools(body: dict[str, Any], max_tools: int) -> list[dict[str, Any]]:
     """The function tools offered (other tool types are accepted and never called)."""
     tools = body.get("tools")
     if tools is None:
         return []
     if not isinstance(tools, list):
         raise invalid("tools", "must be an array")
+    check_tool_count(tools, "tools", max_tools)
     functions = []
     for i, tool in enumerate(tools):
         if not isinstance(tool, dict) or not isinstance(tool.get("type"), str):
@@ -124,8 +145,9 @@ def _chosen_tool(
         return None
     if choice == "auto" and items[-1].get("type") == "function_call_output":
         return None  # the tool answered: finish with text
-    last_user = next((_item_text(i) for i in reversed(items) if i.get("role") == "user"), "").lower()
-    return next((tool for tool in tools if tool["name"].lower() in last_user), tools[0])
+    last_user = next((_item_text(i) for i in reversed(items) if i.get("role") == "user"), "")
+    named = first_named([tool["name"] for tool in tools], last_user)
+    return tools[named[0]] if named else tools[0]
 
 
 def _text_format(body: dict[str, Any]) -> dict[str, Any]:
@@ -145,7 +167,7 @@ def _text_format(body: dict[str, Any]) -> dict[str, Any]:
     return fmt
 
 
-def _formatted(fmt: dict[str, Any], known: str | None, prompt: str) -> str | None:
+def _formatted(fmt: dict[str, Any], known: str | None, prompt: str, budget: OutputBudget) -> str | None:
     """The JSON text to answer for a JSON ``text.format``, or None for plain text."""
     if fmt["type"] == "text":
         return None
@@ -158,7 +180,7 @@ def _formatted(fmt: dict[str, Any], known: str | None, prompt: str) -> str | Non
             return known
     if fmt["type"] == "json_object":
         return orjson.dumps({"answer": known if known is not None else _content.default_answer(prompt)}).decode()
-    return _instance_json(fmt["schema"], prompt, "text.format.schema")
+    return _instance_json(fmt["schema"], prompt, "text.format.schema", budget)
 
 
 def responses(req: Request) -> Work[Reply]:
@@ -173,7 +195,7 @@ def responses(req: Request) -> Work[Reply]:
         raise invalid("instructions", "must be a string")
     max_tokens = _validation.optional_int(body, "max_output_tokens", 1, 1_000_000)
     _validation.sampling(body)
-    tools = _tools(body)
+    tools = _tools(body, req.limits.max_tools)
     tool = _chosen_tool(body, tools, items)
     fmt = _text_format(body)
     parallel = body.get("parallel_tool_calls", True)
@@ -185,9 +207,12 @@ def responses(req: Request) -> Work[Reply]:
     input_tokens = yield from _content.count_tokens_work(full_prompt)
     digest = req.digest
     known = req.answers.lookup(full_prompt)
+    budget = OutputBudget.of(req.limits)
+    tools_at = {id(t): i for i, t in enumerate(body.get("tools") or [])}
     finish = "stop"
     if tool is not None:
-        arguments = _instance_json(tool.get("parameters") or {"type": "object"}, full_prompt, "tools.parameters")
+        where = f"tools[{tools_at[id(tool)]}].parameters"
+        arguments = _instance_json(tool.get("parameters") or {"type": "object"}, full_prompt, where, budget)
         output_tokens = _content.count_tokens(arguments)
         item: dict[str, Any] = {
             "type": "function_call",
@@ -198,7 +223,7 @@ def responses(req: Request) -> Work[Reply]:
             "status": "completed",
         }
     else:
-        json_text = _formatted(fmt, known, full_prompt)
+        json_text = _formatted(fmt, known, full_prompt, budget)
         if json_text is not None:
             text = json_text  # never cut: a truncated JSON document would not parse
         else:

@@ -16,6 +16,20 @@ ipv6), numeric ``minimum``/``maximum``/``exclusiveMinimum``/``exclusiveMaximum``
 too)/``multipleOf``. Not followed: ``not``, ``if``/``then``/``else``, ``patternProperties``,
 ``propertyNames``, ``dependent*``, remote ``$ref``; ``oneOf`` branches that overlap may both match.
 A schema that admits no value here raises :class:`SchemaInstanceError` naming the place.
+
+Bounded by construction: every value, character and ``allOf`` member spends the request's
+:class:`~evaljig_gateway._limits.OutputBudget` as it is made, and ``minLength``/``minItems``/
+``minProperties`` beyond what is left are refused before anything is made. Sound by a final check:
+the value is validated with ``jsonschema`` (the schema's own draft, 2020-12 by default; formats
+are annotations) before it is answered, so a value the walk got wrong (``not``, ``if``/``then``,
+conflicting ``allOf`` members it merged loosely) is a :class:`SchemaInstanceError` quoting
+``jsonschema``'s reason, never a 200 with a non-instance. That check runs no regex engine on
+generated text (a backtracking ``re.search`` there is what held the gateway): ``pattern`` is
+trusted for strings this generator drew for that very pattern (they match by construction, see
+``_regex_sample``) and any other string under a ``pattern`` (an ``enum`` member, a key under
+``patternProperties``) makes the schema unsupported. Why not a non-backtracking engine: no
+``google-re2`` wheel exists for every Python the gateway supports, and ``regress`` backtracks too.
+Every keyword the check applies spends steps from the same budget.
 """
 
 from __future__ import annotations
@@ -32,17 +46,20 @@ from urllib.parse import unquote
 import orjson
 
 from evaljig_gateway import _content, _regex_sample
+from evaljig_gateway._errors import GatewayError, invalid
+from evaljig_gateway._limits import BudgetExceededError, OutputBudget
+from evaljig_gateway._schema_check import Checker, NotAnInstanceError, UncheckableError, canonical, check_instance
 
-__all__ = ["MAX_REF_REPEATS", "SchemaInstanceError", "instance_for"]
+__all__ = ["MAX_REF_REPEATS", "SchemaInstanceError", "instance_for", "instance_json"]
 
 #: Expansions of one ``$ref`` on the current path before the generator answers the smallest instance.
 MAX_REF_REPEATS = 2
+#: Steps of the request's budget one generated value costs (a step is a few microseconds of work).
+VALUE_STEPS = 5
 #: Nested ``$ref`` expansions after which a schema is judged to have no finite instance.
-_MAX_REF_STACK = 64
-#: Nesting of schemas walked (orjson refuses to write JSON nested past 255 levels).
-_MAX_DEPTH = 200
-#: Values one instance may hold (a ``minItems`` of a million would otherwise hold the gateway).
-MAX_VALUES = 100_000
+_MAX_REF_STACK = 32
+#: Nesting of schemas walked (``$ref``/``allOf`` hops included): the walk and the final check recurse.
+_MAX_DEPTH = 100
 _WORDS = _content._VOCABULARY  # the words answers are made of, shared
 _UNSET = object()
 _TYPES = ("object", "array", "string", "integer", "number", "boolean", "null")
@@ -51,41 +68,113 @@ _UPPER_BOUNDS = ("maximum", "maxLength", "maxItems", "maxProperties", "maxContai
 
 
 class SchemaInstanceError(ValueError):
-    """A schema this generator cannot answer; the message names the place in the schema."""
+    """A schema this generator cannot answer; the message names the place in the schema.
+
+    ``where`` is that place as a JSON pointer fragment (``#/properties/x/pattern``), ``reason`` why.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        where, _, reason = message.partition(": ")
+        self.where, self.reason = (where, reason) if where.startswith("#") and reason else ("#", message)
+
+    def param(self, prefix: str) -> str:
+        """The place as a request parameter below ``prefix``: ``prefix.properties.x.pattern``."""
+        parts = [p for p in self.where.lstrip("#").split("/") if p]
+        return ".".join([prefix, *parts])
 
 
-def instance_for(schema: Mapping[str, Any] | bool, *, seed: str) -> Any:
+def instance_for(schema: Mapping[str, Any] | bool, *, seed: str, budget: OutputBudget | None = None) -> Any:
     """A JSON value valid against ``schema``, the same for the same ``(schema, seed)``.
 
-    ``seed`` should be derived from the request (e.g. its canonical prompt and choice index).
+    ``seed`` should be derived from the request (e.g. its canonical prompt and choice index);
+    ``budget`` is the request's (a fresh one at the default :class:`Limits` when not given).
     """
-    return _Generator(schema, seed).value(schema, "#", 0)
+    budget = budget if budget is not None else OutputBudget.of()
+    generator = _Generator(schema, seed, budget)
+    try:
+        value = generator.value(schema, "#", 0)
+    except BudgetExceededError as exc:
+        raise SchemaInstanceError(f"{generator.where}: {exc}") from None
+    except RecursionError:
+        raise SchemaInstanceError(f"{generator.where}: nests too deeply to answer") from None
+    except UncheckableError as exc:
+        raise SchemaInstanceError(f"{generator.where}: {exc}") from None
+    try:
+        check_instance(schema, value, generator.drawn, budget)
+    except BudgetExceededError as exc:
+        raise SchemaInstanceError(f"#: checking the answer against the schema: {exc}") from None
+    except UncheckableError as exc:
+        raise SchemaInstanceError(f"#: {exc}") from None
+    except NotAnInstanceError as exc:
+        at = "".join(f"/{p}" for p in exc.path)
+        raise SchemaInstanceError(
+            f"#{at}: the schema is unsatisfiable or uses keywords this gateway does not generate for: {exc.message}"
+        ) from None
+    return value
+
+
+def instance_json(schema: Any, *, seed: str, budget: OutputBudget, param: str) -> str:
+    """An instance of ``schema`` as JSON text; a 400 naming ``param`` and the place in the schema when there is none."""
+    try:
+        value = instance_for(schema, seed=seed, budget=budget)
+        return orjson.dumps(value).decode()
+    except SchemaInstanceError as exc:
+        raise invalid(exc.param(param), exc.reason) from None
+    except TypeError as exc:  # a const/enum integer past 64 bits
+        raise invalid(param, f"holds a value JSON output cannot carry: {exc}") from None
+
+
+def schema_error(param: str, exc: SchemaInstanceError) -> GatewayError:
+    """The 400 for ``exc`` under ``param``."""
+    return invalid(exc.param(param), exc.reason)
 
 
 def _rng(seed: str) -> random.Random:
     return random.Random(int.from_bytes(hashlib.sha256(seed.encode()).digest()[:8], "big"))
 
 
-def _canonical(value: Any) -> bytes:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except TypeError:  # an integer past 64 bits from a schema's const/enum
-        return json.dumps(value, sort_keys=True).encode()
+_canonical = canonical  # equal for values JSON Schema calls equal (1 and 1.0)
 
 
 class _Generator:
-    def __init__(self, root: Mapping[str, Any] | bool, seed: str) -> None:
+    def __init__(self, root: Mapping[str, Any] | bool, seed: str, budget: OutputBudget) -> None:
         self._root = root
         self._rng = _rng(seed)
         self._refs: list[str] = []
-        self._values = 0
+        self._budget = budget
+        self.where = "#"
+        """The place being generated: where a budget ran out."""
+        self.drawn: set[tuple[str, str]] = set()
+        """``(pattern, string)`` for every string drawn for a pattern: they match by construction."""
+        self._checker: Checker | None = None
+        self._patterns: dict[str, Any] = {}
+
+    def _fits(self, value: Any, schema: Mapping[str, Any]) -> bool:
+        """Whether ``value`` is an instance of ``schema`` (a subschema; ``$ref`` resolved from the root)."""
+        self._budget.spend_steps(VALUE_STEPS)  # a validator set up and run, whatever the schema
+        if self._checker is None:
+            self._checker = Checker(self._root, self._budget, self.drawn)
+        return self._checker.first_error(value, dict(schema)) is None
+
+    def _const(self, schema: Mapping[str, Any], where: str) -> Any:
+        value = schema["const"]
+        rest = {k: v for k, v in schema.items() if k != "const" and _constrains(k) and k not in _STRUCTURE}
+        if rest and not self._fits(value, rest):
+            raise SchemaInstanceError(f"{where}/const: {_shown(value)} does not satisfy the keywords beside it")
+        return value
 
     # ------------------------------------------------------------------ dispatch
 
     def value(self, schema: Any, where: str, depth: int) -> Any:
-        self._values += 1
-        if self._values > MAX_VALUES:
-            raise SchemaInstanceError(f"{where}: the schema asks for more than {MAX_VALUES} values")
+        self.where = where
+        self._budget.spend_steps(VALUE_STEPS)
+        value = self._value(schema, where, depth)
+        self.where = where
+        self._budget.spend_chars(_size(value))
+        return value
+
+    def _value(self, schema: Any, where: str, depth: int) -> Any:
         if depth > _MAX_DEPTH:
             raise SchemaInstanceError(f"{where}: nests deeper than {_MAX_DEPTH} levels")
         if schema is True:
@@ -102,7 +191,7 @@ class _Generator:
             if key in schema:
                 return self._branch(schema, key, where, depth)
         if "const" in schema:
-            return schema["const"]
+            return self._const(schema, where)
         if "enum" in schema:
             return self._enum(schema, where)
         kind = self._kind(schema, where)
@@ -129,6 +218,7 @@ class _Generator:
         if not isinstance(ref, str) or not ref.startswith("#"):
             raise SchemaInstanceError(f"{where}/$ref: only local references ('#...') are followed, got {ref!r}")
         node: Any = self._root
+        self._budget.spend_steps(1 + ref.count("/"))
         for raw in (p for p in ref[1:].split("/") if p):
             part = unquote(raw).replace("~1", "/").replace("~0", "~")
             if isinstance(node, Mapping) and part in node:
@@ -160,8 +250,8 @@ class _Generator:
         steps = 0
         while pending:
             steps += 1
-            if steps > 256:
-                raise SchemaInstanceError(f"{where}/allOf: references itself without end")
+            if steps > 4096:
+                raise SchemaInstanceError(f"{where}/allOf: more than 4,096 members to merge (or it references itself)")
             member = pending.pop(0)
             if member is True:
                 continue
@@ -177,7 +267,8 @@ class _Generator:
                 member = {k: v for k, v in member.items() if k != "allOf"}
             if member.get("additionalProperties") is False:
                 closed.append(set(member.get("properties") or {}))
-            _merge_into(out, member)
+            self._budget.spend_steps(1 + sum(len(v) if isinstance(v, (list, Mapping)) else 1 for v in member.values()))
+            _merge_into(out, member, where)
         if closed:
             allowed = set.intersection(*closed)
             out["properties"] = {k: v for k, v in (out.get("properties") or {}).items() if k in allowed}
@@ -191,7 +282,7 @@ class _Generator:
         if not isinstance(branches, list) or not branches:
             raise SchemaInstanceError(f"{where}/{key}: must be a non-empty array of schemas")
         if self._minimal:
-            index = min(range(len(branches)), key=lambda i: (_cost(branches[i], 0), i))
+            index = min(range(len(branches)), key=lambda i: (_cost(branches[i], 0, self._budget), i))
         else:
             useful = [i for i, b in enumerate(branches) if not _is_null(b)] or list(range(len(branches)))
             index = useful[self._rng.randrange(len(useful))]
@@ -204,6 +295,7 @@ class _Generator:
         options = schema["enum"]
         if not isinstance(options, list) or not options:
             raise SchemaInstanceError(f"{where}/enum: must be a non-empty array")
+        self._budget.spend_steps(len(options))
         kinds = schema.get("type")
         if kinds is not None:
             wanted = set(kinds) if isinstance(kinds, list) else {kinds}
@@ -212,6 +304,11 @@ class _Generator:
             ]
             if not options:
                 raise SchemaInstanceError(f"{where}/enum: no value is of type {kinds!r}")
+        rest = {k: v for k, v in schema.items() if k not in ("enum", "type") and _constrains(k) and k not in _STRUCTURE}
+        if rest:  # minimum, maxLength, pattern... beside the enum: only members that satisfy them will do
+            options = [o for o in options if self._fits(o, rest)]
+            if not options:
+                raise SchemaInstanceError(f"{where}/enum: no member satisfies the keywords beside it")
         return options[self._rng.randrange(len(options))]
 
     def _kind(self, schema: Mapping[str, Any], where: str) -> str:
@@ -238,25 +335,39 @@ class _Generator:
         props = schema.get("properties") or {}
         if not isinstance(props, Mapping):
             raise SchemaInstanceError(f"{where}/properties: must be an object mapping names to schemas")
-        required = [r for r in schema.get("required") or [] if isinstance(r, str)]
+        raw_required = schema.get("required") or []
+        self._budget.spend_steps(len(props) + (len(raw_required) if isinstance(raw_required, list) else 0))
+        required = list(dict.fromkeys(r for r in raw_required if isinstance(r, str)))
+        wanted = set(required)
         extra = schema.get("additionalProperties", True)
-        names = [n for n in props if n in required] if self._minimal else list(props)
-        names += [r for r in required if r not in names]
+        names = [n for n in props if n in wanted] if self._minimal else list(props)
+        listed = set(names)
+        names += [r for r in required if r not in listed]
         most = schema.get("maxProperties")
         if isinstance(most, int) and len(names) > most:
-            names = [n for n in names if n in required] + [n for n in names if n not in required]
-            names = names[: max(most, len([n for n in names if n in required]))]
+            names = [n for n in names if n in wanted] + [n for n in names if n not in wanted]
+            names = names[: max(most, len([n for n in names if n in wanted]))]
         least = schema.get("minProperties")
-        if isinstance(least, int):
-            names += [n for n in props if n not in names][: max(0, least - len(names))]
+        if isinstance(least, int) and not isinstance(least, bool):
+            if least * 4 > self._budget.chars_left:  # '"k":0,' is 4 characters at the least
+                raise SchemaInstanceError(
+                    f"{where}/minProperties: {least:,} properties need more than the {self._budget.chars_left:,} "
+                    f"characters left of the {self._budget.max_chars:,} this gateway generates per request "
+                    "(evaljig-gateway serve --max-generated-chars)"
+                )
+            taken = set(names)
+            names += [n for n in props if n not in taken][: max(0, least - len(names))]
+            taken = set(names)
             counter = 0
             while len(names) < least:
+                self._budget.spend_steps(1)
                 if extra is False:
                     raise SchemaInstanceError(f"{where}/minProperties: more than the declared properties")
                 counter += 1
                 name = f"extra_{counter}"
-                if name not in names:
+                if name not in taken:
                     names.append(name)
+                    taken.add(name)
         out: dict[str, Any] = {}
         for name in names:
             if name in props:
@@ -285,6 +396,12 @@ class _Generator:
             count = min(count, most)
         if count < least:
             raise SchemaInstanceError(f"{where}: minItems {least} cannot be met within maxItems/items")
+        if count * 2 > self._budget.chars_left:  # an item and its comma are 2 characters at the least
+            raise SchemaInstanceError(
+                f"{where}/minItems: {count:,} items need more than the {self._budget.chars_left:,} characters left "
+                f"of the {self._budget.max_chars:,} this gateway generates per request "
+                "(evaljig-gateway serve --max-generated-chars)"
+            )
         unique = schema.get("uniqueItems") is True
         seen: set[bytes] = set()
         out: list[Any] = []
@@ -313,20 +430,34 @@ class _Generator:
         most = schema.get("maxLength") if isinstance(schema.get("maxLength"), int) else None
         if most is not None and most < least:
             raise SchemaInstanceError(f"{where}: maxLength {most} is below minLength {least}")
+        if least > self._budget.chars_left:
+            raise SchemaInstanceError(
+                f"{where}/minLength: {least:,} characters is more than the {self._budget.chars_left:,} left "
+                f"of the {self._budget.max_chars:,} this gateway generates per request "
+                "(evaljig-gateway serve --max-generated-chars)"
+            )
+        pattern = schema.get("pattern")
+        if isinstance(pattern, str):
+            try:
+                found = _regex_sample.sample(pattern, self._rng, self._budget, least, most, self._patterns)
+            except _regex_sample.RegexError as exc:
+                raise SchemaInstanceError(f"{where}/pattern: {exc}") from None
+            except BudgetExceededError as exc:
+                raise SchemaInstanceError(f"{where}/pattern: {exc}") from None
+            self.drawn.add((pattern, found))
+            return found
         fmt = schema.get("format")
         if isinstance(fmt, str) and fmt in _FORMATS:
             text = str(_FORMATS[fmt](self._rng))
             if len(text) >= least and (most is None or len(text) <= most):
                 return text
-        pattern = schema.get("pattern")
-        if isinstance(pattern, str):
-            found = _regex_sample.sample(pattern, self._rng, least, most)
-            if found is None:
-                raise SchemaInstanceError(f"{where}/pattern: cannot generate a string matching {pattern!r}")
-            return found
-        text = self._word()
-        while len(text) < least:
-            text += " " + self._word()
+        words = [self._word()]
+        length = len(words[0])
+        while length < least:
+            self._budget.spend_steps(1)
+            words.append(self._word())
+            length += len(words[-1]) + 1
+        text = " ".join(words)
         return text[:most] if most is not None else text
 
     def _number(self, schema: Mapping[str, Any], kind: str, where: str) -> int | float:
@@ -360,7 +491,12 @@ class _Generator:
     def _multiple(
         self, step: int | float, kind: str, low: float, low_open: bool, high: float, high_open: bool, where: str
     ) -> int | float:
-        first, last = math.ceil(low / step), math.floor(high / step)
+        if _within(0, low, low_open, high, high_open):
+            return 0  # a multiple of every step
+        first_f, last_f = low / step, high / step
+        if not (math.isfinite(first_f) and math.isfinite(last_f)):
+            raise SchemaInstanceError(f"{where}/multipleOf: {step} is too small for a multiple between the bounds")
+        first, last = math.ceil(first_f), math.floor(last_f)
         candidates = list(range(first, min(last, first + 1000) + 1))
         self._rng.shuffle(candidates)
         for k in candidates[:64]:
@@ -384,8 +520,12 @@ def _constrains(key: str) -> bool:
     return key not in ("title", "description", "default", "examples", "$comment", "$schema", "$id", "deprecated")
 
 
-def _merge_into(out: dict[str, Any], member: Mapping[str, Any]) -> None:
+def _merge_into(out: dict[str, Any], member: Mapping[str, Any], where: str) -> None:
     for key, value in member.items():
+        if key == "const" and key in out and _canonical(out[key]) != _canonical(value):
+            raise SchemaInstanceError(
+                f"{where}/allOf: its members ask for different constants, {_shown(out[key])} and {_shown(value)}"
+            )
         if key not in out:
             out[key] = dict(value) if key == "properties" and isinstance(value, Mapping) else value
         elif key == "properties" and isinstance(value, Mapping) and isinstance(out[key], Mapping):
@@ -408,12 +548,39 @@ def _merge_into(out: dict[str, Any], member: Mapping[str, Any]) -> None:
         elif key == "enum" and isinstance(value, list) and isinstance(out[key], list):
             theirs_keys = {_canonical(v) for v in value}
             out[key] = [v for v in out[key] if _canonical(v) in theirs_keys]
+            if not out[key]:
+                raise SchemaInstanceError(f"{where}/allOf: its members' enums have no value in common")
         elif key in ("anyOf", "oneOf"):
             out.setdefault("allOf", []).append({key: value})
         elif key == "additionalProperties" and value is False:
             out[key] = False
         elif key in ("exclusiveMinimum", "exclusiveMaximum") and _is_number(value) and _is_number(out[key]):
             out[key] = max(out[key], value) if key == "exclusiveMinimum" else min(out[key], value)
+
+
+#: Keywords that shape containers: a ``const``/``enum`` value is checked against the others only.
+_STRUCTURE = ("$defs", "definitions")
+
+
+def _shown(value: Any) -> str:
+    try:
+        text = json.dumps(value, default=str)
+    except ValueError:  # an integer of thousands of digits
+        return "a very large number"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _size(value: Any) -> int:
+    """Characters ``value`` adds to the JSON answer, its children not counted (they are spent as they are made)."""
+    if isinstance(value, str):
+        return len(value) + 3
+    if isinstance(value, dict):
+        return 2 + sum(len(k) + 4 for k in value)
+    if isinstance(value, list):
+        return 2 + len(value)
+    if isinstance(value, bool) or value is None:
+        return 5
+    return len(str(value)) if isinstance(value, int) and abs(value) < 10**30 else 24
 
 
 def _is_number(value: Any) -> bool:
@@ -424,8 +591,9 @@ def _is_null(schema: Any) -> bool:
     return isinstance(schema, Mapping) and (schema.get("type") == "null" or schema.get("const", _UNSET) is None)
 
 
-def _cost(schema: Any, depth: int) -> int:
+def _cost(schema: Any, depth: int, budget: OutputBudget) -> int:
     """How big the smallest instance of ``schema`` is, roughly; a reference costs most (it may recurse)."""
+    budget.spend_steps(1)  # branches of branches: without it, 8 levels of 100 branches would never end
     if depth > 8:
         return 100
     if not isinstance(schema, Mapping):
@@ -438,18 +606,18 @@ def _cost(schema: Any, depth: int) -> int:
         return 1
     for key in ("anyOf", "oneOf"):
         if isinstance(schema.get(key), list) and schema[key]:
-            return min(_cost(b, depth + 1) for b in schema[key])
+            return min(_cost(b, depth + 1, budget) for b in schema[key])
     if isinstance(schema.get("allOf"), list):
-        return sum(_cost(b, depth + 1) for b in schema["allOf"])
+        return sum(_cost(b, depth + 1, budget) for b in schema["allOf"])
     kind = schema.get("type")
     if isinstance(kind, list):
         return 0 if "null" in kind else 1
     if kind == "object" or "properties" in schema:
         props = schema.get("properties") or {}
         required = schema.get("required") or []
-        return 1 + sum(_cost(props.get(r, True), depth + 1) for r in required if isinstance(r, str))
+        return 1 + sum(_cost(props.get(r, True), depth + 1, budget) for r in required if isinstance(r, str))
     if kind == "array" or "items" in schema:
-        return 1 + _int_bound(schema.get("minItems"), 0) * _cost(schema.get("items", True), depth + 1)
+        return 1 + _int_bound(schema.get("minItems"), 0) * _cost(schema.get("items", True), depth + 1, budget)
     return 1
 
 

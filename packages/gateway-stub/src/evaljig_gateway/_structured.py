@@ -19,7 +19,8 @@ from typing import Any
 import orjson
 
 from evaljig_gateway._errors import invalid, missing
-from evaljig_gateway._schema_instance import SchemaInstanceError, instance_for
+from evaljig_gateway._limits import OutputBudget
+from evaljig_gateway._schema_instance import SchemaInstanceError, instance_for, instance_json
 
 _PARAM = "response_format"
 #: Roles whose text may hold a prompted schema, and the bounds of the search: messages longer than
@@ -105,12 +106,23 @@ def prompted_schema(messages: Iterable[Mapping[str, Any]], text_of: Any) -> Mapp
     return found
 
 
-def json_content(fmt: JsonFormat, known: str | None, text: str, seed: str, param: str = _PARAM) -> str:
-    """The JSON text to answer: the keyed JSON if any, else an instance (or ``{"answer": text}``)."""
+def json_content(
+    fmt: JsonFormat,
+    known: str | None,
+    text: str,
+    seed: str,
+    param: str = _PARAM,
+    budget: OutputBudget | None = None,
+) -> str:
+    """The JSON text to answer: the keyed JSON if any, else an instance (or ``{"answer": text}``).
+
+    ``budget`` is the request's (shared by its choices); a fresh one at the default limits when None.
+    """
+    budget = budget if budget is not None else OutputBudget.of()
     keyed = _parsed(known)
     if fmt.schema is None and fmt.prompted is not None and not isinstance(keyed, dict):
         try:
-            return orjson.dumps(instance_for(fmt.prompted, seed=seed)).decode()
+            return orjson.dumps(instance_for(fmt.prompted, seed=seed, budget=budget)).decode()
         except (SchemaInstanceError, TypeError):
             pass  # a schema in the prompt is a wish, not the request's contract: any object will do
     if fmt.schema is None:
@@ -119,12 +131,7 @@ def json_content(fmt: JsonFormat, known: str | None, text: str, seed: str, param
         return orjson.dumps({"answer": known if known is not None else text}).decode()
     if keyed is not _NOT_JSON:
         return str(known)
-    try:
-        return orjson.dumps(instance_for(fmt.schema, seed=seed)).decode()
-    except SchemaInstanceError as exc:
-        raise invalid(f"{param}.json_schema.schema", str(exc)) from exc
-    except TypeError as exc:  # a const/enum integer past 64 bits
-        raise invalid(f"{param}.json_schema.schema", f"holds a value JSON output cannot carry: {exc}") from exc
+    return instance_json(fmt.schema, seed=seed, budget=budget, param=f"{param}.json_schema.schema")
 
 
 _NOT_JSON = object()

@@ -88,6 +88,13 @@ def messages_of(body: dict[str, Any]) -> list[dict[str, Any]]:
             raise missing(f"messages[{i}].content")
         if content is not None and not isinstance(content, (str, list)):
             raise invalid(f"messages[{i}].content", "must be a string or an array of content parts")
+        if isinstance(content, list):
+            for j, part in enumerate(content):
+                if not isinstance(part, dict):
+                    raise invalid(f"messages[{i}].content[{j}]", "must be a content part object")
+                for name in ("type", "text"):
+                    if name in part and not isinstance(part[name], str):
+                        raise invalid(f"messages[{i}].content[{j}].{name}", "must be a string")
     return messages
 
 

@@ -1,0 +1,215 @@
+"""The ``jsonschema`` side of ``_schema_check``: its validators extended with bounded, regex-free keywords.
+
+Apart so that ``jsonschema`` (and ``referencing``, ``rpds``, ``attrs``) is imported the first time
+an answer is checked, not by every process that imports the gateway (its pytest plugin is
+loaded by every pytest run of a project that installs it). See ``_schema_check`` for the why.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import jsonschema  # type: ignore[import-untyped,unused-ignore]
+import referencing.exceptions
+from jsonschema.protocols import Validator  # type: ignore[import-untyped,unused-ignore]
+
+from evaljig_gateway._limits import BudgetExceededError
+from evaljig_gateway._schema_check import (
+    _STATE,
+    KEYWORD_STEPS,
+    REF_STEPS,
+    NotAnInstanceError,
+    UncheckableError,
+    _State,
+    canonical,
+)
+
+
+class _UnknownMatchError(jsonschema.ValidationError):  # type: ignore[misc]
+    """A string under a ``pattern`` that it was not drawn for: whether it matches is not known."""
+
+
+def _pattern(validator: Validator, pattern: Any, instance: Any, schema: Any) -> Iterator[jsonschema.ValidationError]:
+    if not validator.is_type(instance, "string"):
+        return
+    if (pattern, instance) in _STATE.get().drawn:
+        return
+    yield _UnknownMatchError(
+        f"{instance[:40]!r} was not drawn for the pattern {pattern!r}, so it is not known to match "
+        "(the gateway runs no regex engine on values)"
+    )
+
+
+def _pattern_properties(
+    validator: Validator, patterns: Any, instance: Any, schema: Any
+) -> Iterator[jsonschema.ValidationError]:
+    if validator.is_type(instance, "object") and instance and patterns:
+        raise UncheckableError("patternProperties is not supported (its patterns would run on property names)")
+    yield from ()
+
+
+def _unique_items(
+    validator: Validator, unique: Any, instance: Any, schema: Any
+) -> Iterator[jsonschema.ValidationError]:
+    if unique is True and validator.is_type(instance, "array"):
+        seen: set[bytes] = set()
+        for item in instance:
+            key = canonical(item)
+            if key in seen:
+                yield jsonschema.ValidationError(f"{item!r} appears twice, and uniqueItems is true")
+                return
+            seen.add(key)
+
+
+def _beside_patterns(
+    keyword: Callable[..., Any],
+) -> Callable[..., Any]:
+    """``additionalProperties``/``unevaluatedProperties``: they search ``patternProperties`` on every key."""
+
+    def checked(validator: Validator, value: Any, instance: Any, schema: Any) -> Any:
+        patterned = isinstance(schema, Mapping) and schema.get("patternProperties")
+        if patterned and validator.is_type(instance, "object") and instance:
+            raise UncheckableError("patternProperties is not supported (its patterns would run on property names)")
+        return keyword(validator, value, instance, schema)
+
+    return checked
+
+
+def _tainted(error: Any) -> bool:
+    """Whether ``error`` may be due to a string not known to match a pattern (it or an error in its context)."""
+    return isinstance(error, _UnknownMatchError) or any(_tainted(e) for e in error.context or ())
+
+
+def _verdict(validator: Validator, schema: Any, instance: Any) -> bool | None:
+    """True (an instance), False (a definite error), or None (only errors that may be unknown matches)."""
+    errors = list(validator.evolve(schema=schema).iter_errors(instance))
+    if not errors:
+        return True
+    return None if all(_tainted(e) for e in errors) else False
+
+
+def _undecided(keyword: str, instance: Any) -> UncheckableError:
+    return UncheckableError(
+        f"whether {_short(instance)} satisfies {keyword} depends on a pattern the value was not drawn for "
+        "(the gateway runs no regex engine on values): not supported"
+    )
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _one_of(validator: Validator, branches: Any, instance: Any, schema: Any) -> Iterator[jsonschema.ValidationError]:
+    verdicts = [_verdict(validator, branch, instance) for branch in branches]
+    passed, unknown = verdicts.count(True), verdicts.count(None)
+    if passed >= 2:
+        yield jsonschema.ValidationError(f"{_short(instance)} is valid under more than one of the oneOf schemas")
+    elif unknown:
+        raise _undecided("oneOf", instance)
+    elif not passed:
+        yield jsonschema.ValidationError(f"{_short(instance)} is not valid under any of the oneOf schemas")
+
+
+def _not(validator: Validator, negated: Any, instance: Any, schema: Any) -> Iterator[jsonschema.ValidationError]:
+    verdict = _verdict(validator, negated, instance)
+    if verdict is None:
+        raise _undecided("not", instance)
+    if verdict:
+        yield jsonschema.ValidationError(f"{_short(instance)} should not be valid under {_short(negated)}")
+
+
+def _if(validator: Validator, condition: Any, instance: Any, schema: Any) -> Iterator[jsonschema.ValidationError]:
+    verdict = _verdict(validator, condition, instance)
+    if verdict is None:
+        raise _undecided("if", instance)
+    branch = "then" if verdict else "else"
+    if branch in schema:
+        yield from validator.descend(instance, schema[branch], schema_path=branch)
+
+
+def _contains(keyword: Callable[..., Any]) -> Callable[..., Any]:
+    """2020-12 ``contains``: with ``maxContains`` a failing item can make the array pass, so unknowns must not count."""
+
+    def contains(validator: Validator, value: Any, instance: Any, schema: Any) -> Any:
+        if (
+            "maxContains" in schema
+            and validator.is_type(instance, "array")
+            and any(_verdict(validator, value, item) is None for item in instance)
+        ):
+            raise _undecided("contains/maxContains", instance)
+        return keyword(validator, value, instance, schema)
+
+    return contains
+
+
+def _counted(name: str, keyword: Callable[..., Any]) -> Callable[..., Any]:
+    steps = REF_STEPS if name in ("$ref", "$dynamicRef") else KEYWORD_STEPS
+
+    def counted(validator: Validator, value: Any, instance: Any, schema: Any) -> Any:
+        extra = len(value) if isinstance(value, (list, Mapping)) else 0
+        _STATE.get().budget.spend_steps(steps + extra)
+        return keyword(validator, value, instance, schema)
+
+    return counted
+
+
+_EXTENDED: dict[type[Any], type[Any]] = {}
+
+
+def _validator_class(schema: Any) -> type[Any]:
+    """``jsonschema``'s validator class for the schema's draft, extended (made once per draft)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            base = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        except Exception:  # a "$schema" that is not a string: the default draft, as for an unknown one
+            base = jsonschema.Draft202012Validator
+    extended = _EXTENDED.get(base)
+    if extended is None:
+        keywords = dict(base.VALIDATORS)
+        if "pattern" in keywords:
+            keywords["pattern"] = _pattern
+        if "patternProperties" in keywords:
+            keywords["patternProperties"] = _pattern_properties
+        if "uniqueItems" in keywords:
+            keywords["uniqueItems"] = _unique_items
+        for name in ("additionalProperties", "unevaluatedProperties"):
+            if name in keywords:
+                keywords[name] = _beside_patterns(keywords[name])
+        for name, replacement in (("oneOf", _one_of), ("not", _not), ("if", _if)):
+            if name in keywords:
+                keywords[name] = replacement
+        if "contains" in keywords:
+            keywords["contains"] = _contains(keywords["contains"])
+        counted = {name: _counted(name, keyword) for name, keyword in keywords.items()}
+        extended = _EXTENDED[base] = jsonschema.validators.extend(base, counted)
+    return extended
+
+
+def first_error(root_validator: Any, state: _State, value: Any, schema: Any) -> NotAnInstanceError | None:
+    """The first reason ``value`` is not an instance of ``schema`` (the root when None), or None."""
+    token = _STATE.set(state)
+    try:
+        validator = root_validator if schema is None else root_validator.evolve(schema=schema)
+        error = next(iter(validator.iter_errors(value)), None)
+    except (BudgetExceededError, UncheckableError):
+        raise
+    except RecursionError:
+        raise UncheckableError("the schema nests too deeply to check the answer against it") from None
+    except referencing.exceptions.Unresolvable as exc:
+        raise UncheckableError(f"a $ref cannot be resolved: {exc}") from None
+    except Exception as exc:  # a schema jsonschema itself chokes on (a string where a number belongs)
+        raise UncheckableError(f"the schema cannot be checked: {type(exc).__name__}: {exc}") from None
+    finally:
+        _STATE.reset(token)
+    if error is None:
+        return None
+    return NotAnInstanceError(error.message, tuple(error.absolute_schema_path))
+
+
+def validator_for(root: Any) -> Any:
+    """A validator of ``root`` (its draft, extended as above)."""
+    return _validator_class(root)(root)
