@@ -11,7 +11,19 @@ from pathlib import Path
 import orjson
 
 from evaljig_common import StrictJSONError, loads_strict, one_line_errors, write_bytes_atomic
-from evaljig_report._compare import CompareError, changes_json, check_tolerance, diff, load_outcomes, render_markdown
+from evaljig_report._compare import (
+    DEFAULT_ALPHA,
+    MUST_PASS,
+    CompareError,
+    changes_json,
+    check_alpha,
+    check_tolerance,
+    diff,
+    load_outcomes,
+    must_pass_failures,
+    render_markdown,
+    unmatched_must_pass,
+)
 from evaljig_report._discover import MAX_CASE_BYTES, MAX_CASE_DEPTH, Collected, Problem, iter_cases
 from evaljig_report._layout import MERGED_DIR
 from evaljig_report._merge import generated_at, merge
@@ -43,6 +55,19 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--no-step-summary", action="store_true", help="do not append to $GITHUB_STEP_SUMMARY")
     c.add_argument("--tolerance", type=_tolerance, default=0.0, help="score drop ignored (default: %(default)s)")
     c.add_argument("--json", type=Path, metavar="FILE", help="also write every change as JSON")
+    c.add_argument(
+        "--alpha",
+        type=_alpha,
+        default=DEFAULT_ALPHA,
+        help="significance level of Fisher's exact test for repeated cases (default: %(default)s)",
+    )
+    c.add_argument(
+        "--must-pass",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="case id glob (or suite::case_id) that gates on any failure in NEW (repeatable)",
+    )
     v = commands.add_parser("validate", help="check case files against the JSON Schema")
     v.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     v.add_argument("--max-case-bytes", type=_size, default=MAX_CASE_BYTES, help=_SIZE_HELP)
@@ -60,6 +85,13 @@ def _size(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r}: must be a whole number of bytes > 0")
     return value
+
+
+def _alpha(text: str) -> float:
+    try:
+        return check_alpha(float(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be a number between 0 and 1 (exclusive)") from exc
 
 
 def _tolerance(text: str) -> float:
@@ -132,14 +164,22 @@ def _compare(args: argparse.Namespace) -> int:
     except CompareError as exc:
         print(f"evaljig-report: {exc}", file=sys.stderr)
         return 2
-    changes = list(diff(base, new, args.tolerance))
+    unmatched = unmatched_must_pass(new, args.must_pass)
+    if unmatched:
+        print(
+            f"evaljig-report: --must-pass {', '.join(map(repr, unmatched))} matches no case of {new.source}; "
+            "fix: name a case id (or suite::case_id glob) of the new run",
+            file=sys.stderr,
+        )
+        return 2
+    changes = [*must_pass_failures(new, args.must_pass), *diff(base, new, args.tolerance, args.alpha)]
     table = render_markdown(changes, base, new)
     sys.stdout.write(table)
     if not args.no_step_summary:
         _step_summary(table)
     if args.json:
         write_bytes_atomic(args.json, orjson.dumps(changes_json(changes), option=orjson.OPT_INDENT_2))
-    gating = {"regressed"} if args.allow_missing else {"regressed", "disappeared"}
+    gating = {"regressed", MUST_PASS} if args.allow_missing else {"regressed", "disappeared", MUST_PASS}
     failed = sorted({c.kind for c in changes} & gating)
     if args.fail_on_regression and failed:
         print(f"evaljig-report: compare failed: {' and '.join(failed)} (see the table above)", file=sys.stderr)
