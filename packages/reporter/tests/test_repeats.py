@@ -82,8 +82,10 @@ def metrics(merged: Path) -> dict[str, dict[str, Any]]:
 
 
 def gate(base: Path, head: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, str]:
+    """``compare BASE HEAD --fail-on-regression``; with ``--baseline FILE`` in ``extra``, BASE is the new run."""
     capsys.readouterr()
-    code = main(["compare", str(base), str(head), "--fail-on-regression", "--no-step-summary", *extra])
+    runs = [str(base)] if "--baseline" in extra else [str(base), str(head)]
+    code = main(["compare", *runs, "--fail-on-regression", "--no-step-summary", *extra])
     return code, capsys.readouterr().out
 
 
@@ -112,8 +114,14 @@ def test_a_flip_fails_a_single_run_gate_but_passes_with_5_repeats_while_a_real_r
     assert "pass^k" in out
     assert "pass@k 20/20" in out
 
+    # the same against the blessed baseline of the base run
+    baseline = suite.path / "evaljig-baseline.json"
+    assert main(["bless", str(base5), "--out", str(baseline)]) == 0
+    assert gate(head5, Path(), capsys, "--baseline", str(baseline))[0] == 0
+
     # a real regression (the case now always answers wrong) fails the gate even with repeats
     broken = run(suite, monkeypatch, "head-broken", "--evaljig-repeats", "5", broken="q07")
+    assert gate(broken, Path(), capsys, "--baseline", str(baseline))[0] == 1
     code, out = gate(base5, broken, capsys)
     assert code == 1
     regressed = [line for line in out.splitlines() if "q07" in line]

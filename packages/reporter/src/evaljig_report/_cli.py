@@ -1,4 +1,4 @@
-"""``evaljig-report``: merge report folders, compare two runs, validate case files."""
+"""``evaljig-report``: merge report folders, compare two runs or a run with its baseline, validate case files."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 import orjson
 
 from evaljig_common import StrictJSONError, loads_strict, one_line_errors, write_bytes_atomic
+from evaljig_report._baseline import DEFAULT_BASELINE, load_base, load_baseline, write_baseline
 from evaljig_report._compare import (
     DEFAULT_ALPHA,
     MUST_PASS,
@@ -44,8 +45,11 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--allow-empty", action="store_true", help="exit 0 even when the inputs hold no case")
     m.add_argument("--max-case-bytes", type=_size, default=MAX_CASE_BYTES, help=_SIZE_HELP)
     c = commands.add_parser("compare", help="what regressed, improved, appeared or disappeared between two runs")
-    c.add_argument("base", type=Path, help="merged index.json, a merged/ or run folder")
-    c.add_argument("new", type=Path)
+    c.add_argument("base", type=Path, help="merged index.json, a merged/ or run folder, or a baseline file")
+    c.add_argument("new", type=Path, nargs="?", help="the new run (with --baseline: give only NEW)")
+    c.add_argument(
+        "--baseline", type=Path, metavar="FILE", help="a blessed baseline (evaljig-report bless) in place of BASE"
+    )
     c.add_argument(
         "--fail-on-regression",
         action="store_true",
@@ -68,6 +72,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PATTERN",
         help="case id glob (or suite::case_id) that gates on any failure in NEW (repeatable)",
     )
+    b = commands.add_parser("bless", help="write a run's results as the committed baseline compare takes")
+    b.add_argument("run", type=Path, metavar="RUN", help="merged index.json, a merged/ or run folder")
+    b.add_argument("-o", "--out", type=Path, default=Path(DEFAULT_BASELINE), help="default: %(default)s")
     v = commands.add_parser("validate", help="check case files against the JSON Schema")
     v.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     v.add_argument("--max-case-bytes", type=_size, default=MAX_CASE_BYTES, help=_SIZE_HELP)
@@ -108,6 +115,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _merge(args)
     if args.command == "compare":
         return _compare(args)
+    if args.command == "bless":
+        return _bless(args.run, args.out)
     return _validate(args.paths, args.max_case_bytes)
 
 
@@ -158,9 +167,40 @@ def _merge(args: argparse.Namespace) -> int:
     return 0
 
 
-def _compare(args: argparse.Namespace) -> int:
+def _bless(run: Path, out: Path) -> int:
     try:
-        base, new = load_outcomes(args.base), load_outcomes(args.new)
+        outcomes = load_outcomes(run)
+    except CompareError as exc:
+        print(f"evaljig-report: {exc}", file=sys.stderr)
+        return 2
+    doc = write_baseline(out, outcomes)
+    metrics = sum(len(c["metrics"]) for c in doc["cases"])
+    errors = sum(c["status"] == "error" for c in doc["cases"])
+    note = f"; {errors} cases are errors (blessed as they are)" if errors else ""
+    cases = len(doc["cases"])
+    print(f"evaljig-report: blessed {cases} cases ({metrics} metrics) of {outcomes.source} into {out}{note}")
+    return 0
+
+
+def _compare_inputs(args: argparse.Namespace) -> tuple[Path, Path] | str:
+    """(BASE, NEW) from ``BASE NEW`` or ``--baseline FILE NEW``; a message when the arguments do not fit."""
+    if args.baseline is not None:
+        if args.new is not None:
+            return "compare takes --baseline FILE or BASE, not both; fix: compare NEW --baseline FILE"
+        return args.baseline, args.base
+    if args.new is None:
+        return "compare needs BASE and NEW (or NEW --baseline FILE); fix: compare BASE NEW"
+    return args.base, args.new
+
+
+def _compare(args: argparse.Namespace) -> int:
+    inputs = _compare_inputs(args)
+    if isinstance(inputs, str):
+        print(f"evaljig-report: {inputs}", file=sys.stderr)
+        return 2
+    try:
+        base = load_baseline(inputs[0]) if args.baseline is not None else load_base(inputs[0])
+        new = load_outcomes(inputs[1])
     except CompareError as exc:
         print(f"evaljig-report: {exc}", file=sys.stderr)
         return 2
