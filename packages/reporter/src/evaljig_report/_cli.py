@@ -10,12 +10,15 @@ from pathlib import Path
 
 import orjson
 
-from evaljig_common import StrictJSONError, loads_strict, one_line_errors, write_bytes_atomic
+from evaljig_common import StrictJSONError, loads_strict, one_line_errors, write_bytes_atomic, write_text_atomic
 from evaljig_report._baseline import DEFAULT_BASELINE, load_base, load_baseline, write_baseline
+from evaljig_report._comment import render_comment
 from evaljig_report._compare import (
     DEFAULT_ALPHA,
     MUST_PASS,
+    Change,
     CompareError,
+    RunOutcomes,
     changes_json,
     check_alpha,
     check_tolerance,
@@ -26,7 +29,7 @@ from evaljig_report._compare import (
     unmatched_must_pass,
 )
 from evaljig_report._discover import MAX_CASE_BYTES, MAX_CASE_DEPTH, Collected, Problem, iter_cases
-from evaljig_report._layout import MERGED_DIR
+from evaljig_report._layout import DEFAULT_ROOT, MERGED_DIR
 from evaljig_report._merge import generated_at, merge
 from evaljig_report._publish import MergeError
 from evaljig_report._schema import schema_errors
@@ -59,19 +62,16 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--no-step-summary", action="store_true", help="do not append to $GITHUB_STEP_SUMMARY")
     c.add_argument("--tolerance", type=_tolerance, default=0.0, help="score drop ignored (default: %(default)s)")
     c.add_argument("--json", type=Path, metavar="FILE", help="also write every change as JSON")
-    c.add_argument(
-        "--alpha",
-        type=_alpha,
-        default=DEFAULT_ALPHA,
-        help="significance level of Fisher's exact test for repeated cases (default: %(default)s)",
-    )
-    c.add_argument(
-        "--must-pass",
-        action="append",
-        default=[],
-        metavar="PATTERN",
-        help="case id glob (or suite::case_id) that gates on any failure in NEW (repeatable)",
-    )
+    _gate_options(c)
+    pr = commands.add_parser("comment", help="Markdown for one pull-request comment (marker line, regressions first)")
+    pr.add_argument("run", type=Path, nargs="?", metavar="RUN", help=f"default: the newest run under {DEFAULT_ROOT}/")
+    against = pr.add_mutually_exclusive_group()
+    against.add_argument("--baseline", type=Path, metavar="FILE", help="compare with a blessed baseline")
+    against.add_argument("--base", type=Path, metavar="RUN", help="compare with another run")
+    pr.add_argument("-o", "--out", type=Path, metavar="FILE", help="write the comment here (default: stdout)")
+    pr.add_argument("--allow-missing", action="store_true", help="disappeared cases do not count as blocking")
+    pr.add_argument("--tolerance", type=_tolerance, default=0.0, help="score drop ignored (default: %(default)s)")
+    _gate_options(pr)
     b = commands.add_parser("bless", help="write a run's results as the committed baseline compare takes")
     b.add_argument("run", type=Path, metavar="RUN", help="merged index.json, a merged/ or run folder")
     b.add_argument("-o", "--out", type=Path, default=Path(DEFAULT_BASELINE), help="default: %(default)s")
@@ -92,6 +92,22 @@ def _size(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r}: must be a whole number of bytes > 0")
     return value
+
+
+def _gate_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--alpha",
+        type=_alpha,
+        default=DEFAULT_ALPHA,
+        help="significance level of Fisher's exact test for repeated cases (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--must-pass",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="case id glob (or suite::case_id) that gates on any failure in NEW (repeatable)",
+    )
 
 
 def _alpha(text: str) -> float:
@@ -115,6 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _merge(args)
     if args.command == "compare":
         return _compare(args)
+    if args.command == "comment":
+        return _comment(args)
     if args.command == "bless":
         return _bless(args.run, args.out)
     return _validate(args.paths, args.max_case_bytes)
@@ -193,6 +211,51 @@ def _compare_inputs(args: argparse.Namespace) -> tuple[Path, Path] | str:
     return args.base, args.new
 
 
+def _changes(base: RunOutcomes, new: RunOutcomes, args: argparse.Namespace) -> list[Change] | None:
+    """Must-pass failures, then every change; None (after one line on stderr) for a pattern matching nothing."""
+    unmatched = unmatched_must_pass(new, args.must_pass)
+    if unmatched:
+        print(
+            f"evaljig-report: --must-pass {', '.join(map(repr, unmatched))} matches no case of {new.source}; "
+            "fix: name a case id (or suite::case_id glob) of the new run",
+            file=sys.stderr,
+        )
+        return None
+    return [*must_pass_failures(new, args.must_pass), *diff(base, new, args.tolerance, args.alpha)]
+
+
+def _gating(args: argparse.Namespace) -> set[str]:
+    return {"regressed", MUST_PASS} if args.allow_missing else {"regressed", "disappeared", MUST_PASS}
+
+
+def _comment(args: argparse.Namespace) -> int:
+    run: Path | None = args.run
+    if run is None:
+        run = _latest_run(Path(DEFAULT_ROOT))
+        if run is None:
+            print(f"evaljig-report: no run folder under {DEFAULT_ROOT}/; fix: comment RUN", file=sys.stderr)
+            return 2
+    try:
+        new = load_outcomes(run)
+        base = None
+        if args.baseline is not None:
+            base = load_baseline(args.baseline)
+        elif args.base is not None:
+            base = load_base(args.base)
+    except CompareError as exc:
+        print(f"evaljig-report: {exc}", file=sys.stderr)
+        return 2
+    changes = None if base is None else _changes(base, new, args)
+    if base is not None and changes is None:
+        return 2
+    text = render_comment(new, base, changes, gating=_gating(args))
+    if args.out is not None:
+        write_text_atomic(args.out, text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def _compare(args: argparse.Namespace) -> int:
     inputs = _compare_inputs(args)
     if isinstance(inputs, str):
@@ -204,23 +267,16 @@ def _compare(args: argparse.Namespace) -> int:
     except CompareError as exc:
         print(f"evaljig-report: {exc}", file=sys.stderr)
         return 2
-    unmatched = unmatched_must_pass(new, args.must_pass)
-    if unmatched:
-        print(
-            f"evaljig-report: --must-pass {', '.join(map(repr, unmatched))} matches no case of {new.source}; "
-            "fix: name a case id (or suite::case_id glob) of the new run",
-            file=sys.stderr,
-        )
+    changes = _changes(base, new, args)
+    if changes is None:
         return 2
-    changes = [*must_pass_failures(new, args.must_pass), *diff(base, new, args.tolerance, args.alpha)]
     table = render_markdown(changes, base, new)
     sys.stdout.write(table)
     if not args.no_step_summary:
         _step_summary(table)
     if args.json:
         write_bytes_atomic(args.json, orjson.dumps(changes_json(changes), option=orjson.OPT_INDENT_2))
-    gating = {"regressed", MUST_PASS} if args.allow_missing else {"regressed", "disappeared", MUST_PASS}
-    failed = sorted({c.kind for c in changes} & gating)
+    failed = sorted({c.kind for c in changes} & _gating(args))
     if args.fail_on_regression and failed:
         print(f"evaljig-report: compare failed: {' and '.join(failed)} (see the table above)", file=sys.stderr)
         return 1

@@ -1,4 +1,9 @@
-"""junit.xml: one ``<testsuite>`` per session, one ``<testcase>`` per case, so CI test tabs show evals."""
+"""junit.xml: one ``<testsuite>`` per session, one ``<testcase>`` per case, so CI test tabs show evals.
+
+Infrastructure errors (``<error>``: the tool or a metric raised, a worker crashed) are kept apart
+from wrong answers (``<failure>``: a metric failed), and every testcase carries its scores, reasons
+and attempts as ``<properties>``.
+"""
 
 from __future__ import annotations
 
@@ -24,10 +29,36 @@ def _attr(text: str) -> str:
     return f'"{escaped}"'
 
 
+def _properties(row: CaseRow) -> str:
+    """Per case: its status, and per metric its status, score, reason and, when repeated, runs and passes.
+
+    CI test tabs (GitLab, Jenkins, the GitHub test reporters) show ``<properties>`` of a testcase,
+    so the scores and reasons stay visible next to the verdict.
+    """
+    props = [("evaljig.status", row.status)]
+    runs = max((m.runs for m in row.metrics if m.runs is not None), default=None)
+    if runs is not None:
+        props.append(("evaljig.attempts", str(len(row.attempts or {}) or runs)))
+    for m in row.metrics:
+        prefix = f"evaljig.metric.{m.name}"
+        props.append((f"{prefix}.status", m.status))
+        if m.score is not None:
+            props.append((f"{prefix}.score", f"{m.score:g}"))
+        if m.reason:
+            props.append((f"{prefix}.reason", m.reason))
+        if m.runs is not None:
+            props += [(f"{prefix}.runs", str(m.runs)), (f"{prefix}.passes", str(m.passes))]
+    lines = "".join(f"        <property name={_attr(k)} value={_attr(v)} />\n" for k, v in props)
+    return f"      <properties>\n{lines}      </properties>\n"
+
+
 def _testcase(row: CaseRow) -> str:
-    head = f'    <testcase classname={_attr(row.suite)} name={_attr(row.case_id)} time="{row.duration_s:.6f}"'
+    """A case: ``<error>`` when something broke (the tool or a metric raised, a worker crashed, a timeout),
+    ``<failure>`` when the tool answered and a metric judged it wrong, ``<skipped>``; scores as properties."""
+    head = f'    <testcase classname={_attr(row.suite)} name={_attr(row.case_id)} time="{row.duration_s:.6f}">\n'
+    body = _properties(row)
     if row.status == "pass":
-        return head + " />\n"
+        return head + body + "    </testcase>\n"
     details = "\n".join(
         f"{m.name}: {m.status}"
         + (f" (score {m.score:g})" if m.score is not None else "")
@@ -36,7 +67,9 @@ def _testcase(row: CaseRow) -> str:
     )
     details = "\n".join([*row.errors, details]) if row.errors else details
     tag = {"fail": "failure", "error": "error", "skip": "skipped"}[row.status]
-    return f"{head}>\n      <{tag} message={_attr(row.why()[:500])}>{_text(details)}</{tag}>\n    </testcase>\n"
+    kind = {"fail": "wrong answer", "error": "infrastructure error", "skip": "skipped"}[row.status]
+    verdict = f"      <{tag} message={_attr(row.why()[:500])} type={_attr(kind)}>{_text(details)}</{tag}>\n"
+    return head + body + verdict + "    </testcase>\n"
 
 
 def write_junit(path: Path, rows: list[CaseRow]) -> None:
