@@ -29,6 +29,7 @@ from evaljig_report._compare import (
     unmatched_must_pass,
 )
 from evaljig_report._discover import MAX_CASE_BYTES, MAX_CASE_DEPTH, Collected, Problem, iter_cases
+from evaljig_report._export import FORMATS, RELATIONSHIPS, ExportError, ModelInfo, export_eee
 from evaljig_report._layout import DEFAULT_ROOT, MERGED_DIR
 from evaljig_report._merge import generated_at, merge
 from evaljig_report._publish import MergeError
@@ -75,6 +76,14 @@ def _parser() -> argparse.ArgumentParser:
     b = commands.add_parser("bless", help="write a run's results as the committed baseline compare takes")
     b.add_argument("run", type=Path, metavar="RUN", help="merged index.json, a merged/ or run folder")
     b.add_argument("-o", "--out", type=Path, default=Path(DEFAULT_BASELINE), help="default: %(default)s")
+    e = commands.add_parser("export", help="write a run in another results format (Every Eval Ever)")
+    e.add_argument("run", type=Path, metavar="RUN", help="merged index.json, a merged/ or run folder")
+    e.add_argument("--format", choices=FORMATS, required=True, help="eee: Every Eval Ever eval.schema.json")
+    e.add_argument("-o", "--out", type=Path, metavar="FILE", help="default: stdout")
+    e.add_argument("--model-id", default="unknown", help="the model under test, e.g. openai/gpt-4o-mini")
+    e.add_argument("--model-name", default=None, help="its display name (default: the id)")
+    e.add_argument("--organization", default="unknown", help="who ran the evaluation (source_organization_name)")
+    e.add_argument("--relationship", choices=RELATIONSHIPS, default="first_party", help="default: %(default)s")
     v = commands.add_parser("validate", help="check case files against the JSON Schema")
     v.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     v.add_argument("--max-case-bytes", type=_size, default=MAX_CASE_BYTES, help=_SIZE_HELP)
@@ -133,6 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _compare(args)
     if args.command == "comment":
         return _comment(args)
+    if args.command == "export":
+        return _export(args)
     if args.command == "bless":
         return _bless(args.run, args.out)
     return _validate(args.paths, args.max_case_bytes)
@@ -182,6 +193,21 @@ def _merge(args: argparse.Namespace) -> int:
             f"evaljig-report: no case found in {where}: an empty merge is not a pass (--allow-empty)", file=sys.stderr
         )
         return 1
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    model = ModelInfo(args.model_id, args.model_name, args.organization, args.relationship)
+    try:
+        text = export_eee(args.run, model)
+    except ExportError as exc:
+        print(f"evaljig-report: {exc}", file=sys.stderr)
+        return 2
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        write_text_atomic(args.out, text)
+        print(f"evaljig-report: wrote {args.out} (Every Eval Ever, eval.schema.json)", file=sys.stderr)
     return 0
 
 
