@@ -28,6 +28,7 @@ from evaljig_cases import EvalCase, FunctionCall, Metric, ToolEval
 LOG = Path(__file__).parent / "tool-runs.log"
 NOISE_RUN = os.environ.get("NOISE_RUN", "base")
 BROKEN = os.environ.get("BROKEN_CASE", "")
+CRASH = os.environ.get("CRASH_AT", "")
 
 
 class Exact(Metric):
@@ -48,6 +49,8 @@ class TestNoisy(ToolEval):
     def run_tool(self, case):
         with LOG.open("a") as fh:
             fh.write(f"{case.id} {self.repeat} {os.environ.get('PYTEST_XDIST_WORKER', 'main')}\\n")
+        if f"{case.id}:{self.repeat}" == CRASH:
+            os._exit(1)
         args = case.function_call.args
         flip = random.Random(f"{NOISE_RUN}:{case.id}:{self.repeat}").random() < 0.10
         wrong = flip or case.id == BROKEN
@@ -145,6 +148,21 @@ def test_repeats_under_xdist_run_the_tool_once_per_case_and_repeat(
     index = json.loads((merged / "index.json").read_text())
     assert index["problems"] == []
     assert index["duplicates_merged"] == 0
+
+
+def test_a_worker_dying_in_one_repeat_makes_the_case_an_error_and_keeps_its_other_runs(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CRASH_AT", "q05:2")
+    merged = run(suite, monkeypatch, "base-crash", "-p", "xdist", "-n", "2", "--evaljig-repeats", "3")
+    rows = {r["case_id"]: r for r in json.loads((merged / "index.json").read_text())["cases"]}
+    crashed = rows["q05"]
+    assert crashed["status"] == "error"
+    assert any(
+        "crashed while running test_noisy.py::TestNoisy::test_case[q05-repeat2of3]" in e for e in crashed["errors"]
+    )
+    assert crashed["metrics"][0]["runs"] == 2  # the two repeats that finished still count
+    assert all(r["status"] != "error" for c, r in rows.items() if c != "q05")
 
 
 def test_without_the_option_nothing_changes(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
