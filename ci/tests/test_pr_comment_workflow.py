@@ -37,8 +37,46 @@ def test_the_comment_is_written_on_pull_requests_with_the_baseline_when_committe
     assert "github.event_name == 'pull_request'" in WRITE["if"]
     assert "args=(comment --out evaljig-comment.md)" in WRITE["run"]
     assert "args+=(--baseline evaljig-baseline.json)" in WRITE["run"]
-    assert 'evaljig-report "${args[@]}"' in WRITE["run"]
+    assert '.venv/bin/evaljig-report "${args[@]}"' in WRITE["run"]
+    assert "make setup" in WRITE["run"]
     assert WORKFLOW["jobs"]["ci"]["permissions"] == {"contents": "read", "pull-requests": "write"}
+
+
+def write_run(root: Path, run: str, status: str) -> None:
+    """A run under ``root/reports`` written by the real recorder (one case, one metric)."""
+    from evaljig_report._layout import Layout
+    from evaljig_report._recorder import Recorder
+
+    recorder = Recorder(Layout(root / "reports", run, "tests", "gw0"))
+    metric = {"name": "exact", "status": status, "score": float(status == "pass"), "reason": status}
+    recorder.add_record({"suite": "tests/test_x.py::TestX", "case_id": "c1", "case": {}, "metric": metric})
+    recorder.write_index()
+
+
+@pytest.mark.parametrize("with_baseline", [False, True])
+def test_the_write_step_runs_evaljig_report_comment(tmp_path: Path, with_baseline: bool) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "make").write_text("#!/bin/sh\nexit 0\n")  # the venv is this one
+    (bin_dir / "make").chmod(0o755)
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv" / "bin" / "evaljig-report").symlink_to(Path(sys.executable).parent / "evaljig-report")
+    write_run(tmp_path, "base", "pass")
+    if with_baseline:
+        from evaljig_report import load_outcomes, write_baseline
+
+        write_baseline(tmp_path / "evaljig-baseline.json", load_outcomes(tmp_path / "reports" / "base"))
+    write_run(tmp_path, "zz-new", "fail")  # the newest run
+    os.utime(tmp_path / "reports" / "zz-new", (2_000_000_000, 2_000_000_000))
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    subprocess.run(["bash", "-euo", "pipefail", "-c", WRITE["run"]], cwd=tmp_path, env=env, check=True)
+    text = (tmp_path / "evaljig-comment.md").read_text()
+    assert text.startswith("<!-- evaljig-report -->\n## evaljig: ")
+    if with_baseline:
+        assert "❌ 1 regressed" in text
+        assert "Compared with `evaljig-baseline.json`" in text
+    else:
+        assert "⚠️ 1 not passing" in text
 
 
 def post(tmp_path: Path, pages: list[list[dict[str, Any]]]) -> list[list[str]]:
