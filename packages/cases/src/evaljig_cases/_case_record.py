@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from evaljig_cases._eval_case import EvalCase
 from evaljig_cases._metrics import MetricResult
@@ -37,6 +37,20 @@ class CaseRecord(BaseModel):
     duration_s: float | None = None
     """How long the metric took to score: every metric of a case shares one item, so its duration is not theirs."""
 
+    attempt: int | None = None
+    """Which repeat of the case this is (1..``attempts``) under ``--evaljig-repeats``; None for a single run."""
+    attempts: int | None = None
+    """How many repeats the case has (K); None for a single run."""
+
     def to_property(self) -> tuple[str, dict[str, Any]]:
         """The ``(key, value)`` pair appended to ``item.user_properties``."""
         return RECORD_KEY, valid_text(self.model_dump(mode="json"))
+
+    @model_serializer(mode="wrap")
+    def _single_run_unchanged(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A single run records exactly what it did before repeats existed: no ``attempt`` keys."""
+        data: dict[str, Any] = handler(self)
+        if self.attempt is None:
+            data.pop("attempt", None)
+            data.pop("attempts", None)
+        return data

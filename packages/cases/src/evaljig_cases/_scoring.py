@@ -49,9 +49,14 @@ def score(run: ToolRun, metric: Metric) -> Scored:
     return Scored(result, time.perf_counter() - started)
 
 
-def record_of(item: pytest.Item, run: ToolRun, scored: Scored) -> CaseRecord:
-    """The contract record of one metric (what the reporter folds into ``case.json``)."""
+def record_of(item: pytest.Item, run: ToolRun, scored: Scored, attempt: tuple[int, int] | None = None) -> CaseRecord:
+    """The contract record of one metric (what the reporter folds into ``case.json``).
+
+    ``attempt`` is (repeat, K) under ``--evaljig-repeats K``; None records no attempt (a single run).
+    """
     return CaseRecord(
+        attempt=None if attempt is None else attempt[0],
+        attempts=None if attempt is None else attempt[1],
         suite=suite_of(item),
         case_id=run.case.id,
         case=run.case,
@@ -64,14 +69,16 @@ def record_of(item: pytest.Item, run: ToolRun, scored: Scored) -> CaseRecord:
     )
 
 
-def evaluate_and_record(item: pytest.Item, run: ToolRun, metrics: Sequence[Metric]) -> list[MetricResult]:
+def evaluate_and_record(
+    item: pytest.Item, run: ToolRun, metrics: Sequence[Metric], *, attempt: tuple[int, int] | None = None
+) -> list[MetricResult]:
     """Judge ``run`` with every metric, append each ``CaseRecord`` to ``item.user_properties``, then decide the item.
 
     Every record is written before the item fails or skips, so the report holds every metric.
     """
     scored = [score(run, metric) for metric in metrics]
     for one in scored:
-        item.user_properties.append(record_of(item, run, one).to_property())
+        item.user_properties.append(record_of(item, run, one, attempt).to_property())
     failed = [s for s in scored if s.result.status == "fail"]
     if failed:
         pytest.fail(valid_text(failure_message(run, failed, len(scored))), pytrace=False)

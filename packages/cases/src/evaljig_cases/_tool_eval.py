@@ -8,7 +8,8 @@ the item records one result per metric (``_scoring``).
 A case is one item rather than one item per metric so that nothing which hands out items can divide
 it: xdist's ``load``, ``worksteal``, ``loadscope`` and ``loadfile``, pytest-split's shards and a
 random order all keep the case whole, and its tool runs exactly once per run, on the worker that
-scores it. No scheduler of evaljig's is involved; xdist's own stays in charge.
+scores it. No scheduler of evaljig's is involved; xdist's own stays in charge. Under
+``--evaljig-repeats K`` a case is K items, one per repeat, each running the tool once (``_repeats``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pytest
 from evaljig_cases._eval_case import EvalCase
 from evaljig_cases._loading import ensure_unique_ids
 from evaljig_cases._metrics import Metric
+from evaljig_cases._repeats import REPEAT_PARAM, repeat_id, repeats
 from evaljig_cases._scoring import evaluate_and_record
 from evaljig_cases._tool_id_check import ToolClass, register
 from evaljig_cases._tool_run import ToolOutput, ToolRun, run_tool
@@ -38,6 +40,8 @@ class ToolEval:
     tool_id: ClassVar[str | None] = None
     """When set, only cases with this ``tool_id`` run in the class."""
     patches: ClassVar[Mapping[str, PatchFactory]] = {}
+    repeat: int = 1
+    """Which repeat of the case ``run_tool`` is running (1..K under ``--evaljig-repeats K``), e.g. to seed a fake."""
 
     def run_tool(self, case: EvalCase) -> Any:
         """Run the tool on ``case`` and return a mapping or pydantic model; may be ``async def``."""
@@ -66,8 +70,10 @@ class ToolEval:
             return cls._run(case)
 
     @classmethod
-    def _run(cls, case: EvalCase) -> ToolRun:
-        tool: Callable[[EvalCase], ToolOutput] = cls().run_tool
+    def _run(cls, case: EvalCase, repeat: int = 1) -> ToolRun:
+        instance = cls()
+        instance.repeat = repeat
+        tool: Callable[[EvalCase], ToolOutput] = instance.run_tool
         return run_tool(tool, case)
 
     def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
@@ -84,16 +90,31 @@ class ToolEval:
         class_nodeid = metafunc.definition.nodeid.rsplit("::", 1)[0]
         tool_class = ToolClass(module.nodeid if module else class_nodeid, self.tool_id, tuple(self.cases))
         register(metafunc.config, class_nodeid, tool_class)  # checked once the session is collected
-        metafunc.parametrize("evaljig_case", cases, ids=[c.id for c in cases])
+        k = repeats(metafunc.config)
+        if k == 1:  # exactly as without the option: one item per case, the case id as its id
+            metafunc.parametrize("evaljig_case", cases, ids=[c.id for c in cases])
+            return
+        pairs = [(c, n) for c in cases for n in range(1, k + 1)]
+        ids = [repeat_id(c.id, n, k) for c, n in pairs]
+        metafunc.parametrize(("evaljig_case", REPEAT_PARAM), pairs, ids=ids)
+
+    @pytest.fixture
+    def evaljig_repeat(self) -> int:
+        """The repeat this item runs (1..K under ``--evaljig-repeats K``); overridden by the parametrization."""
+        return 1
 
     @pytest.fixture
     @classmethod
-    def evaljig_run(cls, request: pytest.FixtureRequest, evaljig_case: EvalCase) -> Iterator[ToolRun]:
-        """The one tool run of this (class, case); the patches stay active until every metric has scored it."""
+    def evaljig_run(
+        cls, request: pytest.FixtureRequest, evaljig_case: EvalCase, evaljig_repeat: int
+    ) -> Iterator[ToolRun]:
+        """The one tool run of this (class, case, repeat); the patches stay active until every metric has scored it."""
         owner: type[ToolEval] = request.cls or cls
         with owner.patched(evaljig_case):
-            yield owner._run(evaljig_case)
+            yield owner._run(evaljig_case, evaljig_repeat)
 
-    def test_case(self, request: pytest.FixtureRequest, evaljig_run: ToolRun) -> None:
-        """Every metric on one case: the whole body is the recorded evaluation."""
-        evaluate_and_record(request.node, evaljig_run, self.metrics)
+    def test_case(self, request: pytest.FixtureRequest, evaljig_run: ToolRun, evaljig_repeat: int) -> None:
+        """Every metric on one case (one repeat of it): the whole body is the recorded evaluation."""
+        k = repeats(request.config)
+        attempt = (evaljig_repeat, k) if k > 1 else None
+        evaluate_and_record(request.node, evaljig_run, self.metrics, attempt=attempt)

@@ -1,5 +1,7 @@
 """pytest plugin (``pytest11`` entry point): a case whose ``tool_id`` no test class runs is a collection error.
 
+It also registers ``--evaljig-repeats`` (see ``_repeats``).
+
 A ``ToolEval`` class with a ``tool_id`` keeps only that tool's cases, so a typo in a case file
 (``tool_id: wether``) would silently drop the case. Every class registers itself while pytest
 generates its tests; once the whole session is collected, a case no class runs is reported as
@@ -14,6 +16,16 @@ from dataclasses import dataclass
 import pytest
 
 from evaljig_cases._eval_case import EvalCase
+from evaljig_cases._repeats import pytest_addoption, pytest_configure
+
+__all__ = [
+    "ToolClass",
+    "pytest_addoption",
+    "pytest_collection_modifyitems",
+    "pytest_configure",
+    "register",
+    "unmatched",
+]
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from evaljig_common import RECORD_KEY
 from evaljig_report._attachments import ATTACHMENT_KEY
+from evaljig_report._baseline import BASELINE_KIND, baseline_schema, load_baseline, write_baseline
 from evaljig_report._collect import MergeResult, collect
 from evaljig_report._compare import Change, CompareError, RunOutcomes, diff, load_outcomes
 from evaljig_report._merge import merge
@@ -18,6 +19,7 @@ from evaljig_report._schema import SCHEMA_VERSION, case_schema, schema_errors
 
 __all__ = [
     "ATTACHMENT_KEY",
+    "BASELINE_KIND",
     "RECORD_KEY",
     "SCHEMA_VERSION",
     "Change",
@@ -25,10 +27,13 @@ __all__ = [
     "MergeError",
     "MergeResult",
     "RunOutcomes",
+    "baseline_schema",
     "case_schema",
     "collect",
     "diff",
+    "load_baseline",
     "load_outcomes",
     "merge",
     "schema_errors",
+    "write_baseline",
 ]

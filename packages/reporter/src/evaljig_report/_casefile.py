@@ -124,6 +124,9 @@ class CaseState:
     tracebacks: list[dict[str, str]] = field(default_factory=list)
     names: NameRegistry = field(default_factory=NameRegistry)
     inference_seen: bool = False
+    #: Which repeat this is (1..``attempts``) under ``--evaljig-repeats``; None for a single run.
+    attempt: int | None = None
+    attempts: int | None = None
 
     @property
     def path(self) -> Path:
@@ -193,6 +196,8 @@ class CaseState:
                 "worker": layout.worker,
                 "suite": self.suite,
                 "case_id": self.case_id,
+                **({"attempt": self.attempt} if self.attempt is not None else {}),
+                **({"attempts": self.attempts} if self.attempt is not None and self.attempts else {}),
             },
             "status": self.status,
             "case": self.case,

@@ -1,4 +1,4 @@
-"""``evaljig-report``: merge report folders, compare two runs, validate case files."""
+"""``evaljig-report``: merge report folders, compare two runs or a run with its baseline, validate case files."""
 
 from __future__ import annotations
 
@@ -10,10 +10,27 @@ from pathlib import Path
 
 import orjson
 
-from evaljig_common import StrictJSONError, loads_strict, one_line_errors, write_bytes_atomic
-from evaljig_report._compare import CompareError, changes_json, check_tolerance, diff, load_outcomes, render_markdown
+from evaljig_common import StrictJSONError, loads_strict, one_line_errors, write_bytes_atomic, write_text_atomic
+from evaljig_report._baseline import DEFAULT_BASELINE, load_base, load_baseline, write_baseline
+from evaljig_report._comment import render_comment
+from evaljig_report._compare import (
+    DEFAULT_ALPHA,
+    MUST_PASS,
+    Change,
+    CompareError,
+    RunOutcomes,
+    changes_json,
+    check_alpha,
+    check_tolerance,
+    diff,
+    load_outcomes,
+    must_pass_failures,
+    render_markdown,
+    unmatched_must_pass,
+)
 from evaljig_report._discover import MAX_CASE_BYTES, MAX_CASE_DEPTH, Collected, Problem, iter_cases
-from evaljig_report._layout import MERGED_DIR
+from evaljig_report._export import FORMATS, RELATIONSHIPS, ExportError, ModelInfo, export_eee
+from evaljig_report._layout import DEFAULT_ROOT, MERGED_DIR
 from evaljig_report._merge import generated_at, merge
 from evaljig_report._publish import MergeError
 from evaljig_report._schema import schema_errors
@@ -32,8 +49,11 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--allow-empty", action="store_true", help="exit 0 even when the inputs hold no case")
     m.add_argument("--max-case-bytes", type=_size, default=MAX_CASE_BYTES, help=_SIZE_HELP)
     c = commands.add_parser("compare", help="what regressed, improved, appeared or disappeared between two runs")
-    c.add_argument("base", type=Path, help="merged index.json, a merged/ or run folder")
-    c.add_argument("new", type=Path)
+    c.add_argument("base", type=Path, help="merged index.json, a merged/ or run folder, or a baseline file")
+    c.add_argument("new", type=Path, nargs="?", help="the new run (with --baseline: give only NEW)")
+    c.add_argument(
+        "--baseline", type=Path, metavar="FILE", help="a blessed baseline (evaljig-report bless) in place of BASE"
+    )
     c.add_argument(
         "--fail-on-regression",
         action="store_true",
@@ -43,6 +63,27 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--no-step-summary", action="store_true", help="do not append to $GITHUB_STEP_SUMMARY")
     c.add_argument("--tolerance", type=_tolerance, default=0.0, help="score drop ignored (default: %(default)s)")
     c.add_argument("--json", type=Path, metavar="FILE", help="also write every change as JSON")
+    _gate_options(c)
+    pr = commands.add_parser("comment", help="Markdown for one pull-request comment (marker line, regressions first)")
+    pr.add_argument("run", type=Path, nargs="?", metavar="RUN", help=f"default: the newest run under {DEFAULT_ROOT}/")
+    against = pr.add_mutually_exclusive_group()
+    against.add_argument("--baseline", type=Path, metavar="FILE", help="compare with a blessed baseline")
+    against.add_argument("--base", type=Path, metavar="RUN", help="compare with another run")
+    pr.add_argument("-o", "--out", type=Path, metavar="FILE", help="write the comment here (default: stdout)")
+    pr.add_argument("--allow-missing", action="store_true", help="disappeared cases do not count as blocking")
+    pr.add_argument("--tolerance", type=_tolerance, default=0.0, help="score drop ignored (default: %(default)s)")
+    _gate_options(pr)
+    b = commands.add_parser("bless", help="write a run's results as the committed baseline compare takes")
+    b.add_argument("run", type=Path, metavar="RUN", help="merged index.json, a merged/ or run folder")
+    b.add_argument("-o", "--out", type=Path, default=Path(DEFAULT_BASELINE), help="default: %(default)s")
+    e = commands.add_parser("export", help="write a run in another results format (Every Eval Ever)")
+    e.add_argument("run", type=Path, metavar="RUN", help="merged index.json, a merged/ or run folder")
+    e.add_argument("--format", choices=FORMATS, required=True, help="eee: Every Eval Ever eval.schema.json")
+    e.add_argument("-o", "--out", type=Path, metavar="FILE", help="default: stdout")
+    e.add_argument("--model-id", default="unknown", help="the model under test, e.g. openai/gpt-4o-mini")
+    e.add_argument("--model-name", default=None, help="its display name (default: the id)")
+    e.add_argument("--organization", default="unknown", help="who ran the evaluation (source_organization_name)")
+    e.add_argument("--relationship", choices=RELATIONSHIPS, default="first_party", help="default: %(default)s")
     v = commands.add_parser("validate", help="check case files against the JSON Schema")
     v.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     v.add_argument("--max-case-bytes", type=_size, default=MAX_CASE_BYTES, help=_SIZE_HELP)
@@ -62,6 +103,29 @@ def _size(text: str) -> int:
     return value
 
 
+def _gate_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--alpha",
+        type=_alpha,
+        default=DEFAULT_ALPHA,
+        help="significance level of Fisher's exact test for repeated cases (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--must-pass",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="case id glob (or suite::case_id) that gates on any failure in NEW (repeatable)",
+    )
+
+
+def _alpha(text: str) -> float:
+    try:
+        return check_alpha(float(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be a number between 0 and 1 (exclusive)") from exc
+
+
 def _tolerance(text: str) -> float:
     try:
         return check_tolerance(float(text))
@@ -76,6 +140,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _merge(args)
     if args.command == "compare":
         return _compare(args)
+    if args.command == "comment":
+        return _comment(args)
+    if args.command == "export":
+        return _export(args)
+    if args.command == "bless":
+        return _bless(args.run, args.out)
     return _validate(args.paths, args.max_case_bytes)
 
 
@@ -126,21 +196,113 @@ def _merge(args: argparse.Namespace) -> int:
     return 0
 
 
-def _compare(args: argparse.Namespace) -> int:
+def _export(args: argparse.Namespace) -> int:
+    model = ModelInfo(args.model_id, args.model_name, args.organization, args.relationship)
     try:
-        base, new = load_outcomes(args.base), load_outcomes(args.new)
+        text = export_eee(args.run, model)
+    except ExportError as exc:
+        print(f"evaljig-report: {exc}", file=sys.stderr)
+        return 2
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        write_text_atomic(args.out, text)
+        print(f"evaljig-report: wrote {args.out} (Every Eval Ever, eval.schema.json)", file=sys.stderr)
+    return 0
+
+
+def _bless(run: Path, out: Path) -> int:
+    try:
+        outcomes = load_outcomes(run)
     except CompareError as exc:
         print(f"evaljig-report: {exc}", file=sys.stderr)
         return 2
-    changes = list(diff(base, new, args.tolerance))
+    doc = write_baseline(out, outcomes)
+    metrics = sum(len(c["metrics"]) for c in doc["cases"])
+    errors = sum(c["status"] == "error" for c in doc["cases"])
+    note = f"; {errors} cases are errors (blessed as they are)" if errors else ""
+    cases = len(doc["cases"])
+    print(f"evaljig-report: blessed {cases} cases ({metrics} metrics) of {outcomes.source} into {out}{note}")
+    return 0
+
+
+def _compare_inputs(args: argparse.Namespace) -> tuple[Path, Path] | str:
+    """(BASE, NEW) from ``BASE NEW`` or ``--baseline FILE NEW``; a message when the arguments do not fit."""
+    if args.baseline is not None:
+        if args.new is not None:
+            return "compare takes --baseline FILE or BASE, not both; fix: compare NEW --baseline FILE"
+        return args.baseline, args.base
+    if args.new is None:
+        return "compare needs BASE and NEW (or NEW --baseline FILE); fix: compare BASE NEW"
+    return args.base, args.new
+
+
+def _changes(base: RunOutcomes, new: RunOutcomes, args: argparse.Namespace) -> list[Change] | None:
+    """Must-pass failures, then every change; None (after one line on stderr) for a pattern matching nothing."""
+    unmatched = unmatched_must_pass(new, args.must_pass)
+    if unmatched:
+        print(
+            f"evaljig-report: --must-pass {', '.join(map(repr, unmatched))} matches no case of {new.source}; "
+            "fix: name a case id (or suite::case_id glob) of the new run",
+            file=sys.stderr,
+        )
+        return None
+    return [*must_pass_failures(new, args.must_pass), *diff(base, new, args.tolerance, args.alpha)]
+
+
+def _gating(args: argparse.Namespace) -> set[str]:
+    return {"regressed", MUST_PASS} if args.allow_missing else {"regressed", "disappeared", MUST_PASS}
+
+
+def _comment(args: argparse.Namespace) -> int:
+    run: Path | None = args.run
+    if run is None:
+        run = _latest_run(Path(DEFAULT_ROOT))
+        if run is None:
+            print(f"evaljig-report: no run folder under {DEFAULT_ROOT}/; fix: comment RUN", file=sys.stderr)
+            return 2
+    try:
+        new = load_outcomes(run)
+        base = None
+        if args.baseline is not None:
+            base = load_baseline(args.baseline)
+        elif args.base is not None:
+            base = load_base(args.base)
+    except CompareError as exc:
+        print(f"evaljig-report: {exc}", file=sys.stderr)
+        return 2
+    changes = None if base is None else _changes(base, new, args)
+    if base is not None and changes is None:
+        return 2
+    text = render_comment(new, base, changes, gating=_gating(args))
+    if args.out is not None:
+        write_text_atomic(args.out, text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    inputs = _compare_inputs(args)
+    if isinstance(inputs, str):
+        print(f"evaljig-report: {inputs}", file=sys.stderr)
+        return 2
+    try:
+        base = load_baseline(inputs[0]) if args.baseline is not None else load_base(inputs[0])
+        new = load_outcomes(inputs[1])
+    except CompareError as exc:
+        print(f"evaljig-report: {exc}", file=sys.stderr)
+        return 2
+    changes = _changes(base, new, args)
+    if changes is None:
+        return 2
     table = render_markdown(changes, base, new)
     sys.stdout.write(table)
     if not args.no_step_summary:
         _step_summary(table)
     if args.json:
         write_bytes_atomic(args.json, orjson.dumps(changes_json(changes), option=orjson.OPT_INDENT_2))
-    gating = {"regressed"} if args.allow_missing else {"regressed", "disappeared"}
-    failed = sorted({c.kind for c in changes} & gating)
+    failed = sorted({c.kind for c in changes} & _gating(args))
     if args.fail_on_regression and failed:
         print(f"evaljig-report: compare failed: {' and '.join(failed)} (see the table above)", file=sys.stderr)
         return 1

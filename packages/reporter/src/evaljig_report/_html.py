@@ -136,7 +136,12 @@ def write_html(path: Path, result: MergeResult, stats: MetricStats, generated: s
                         row.suite,
                         row.case_id,
                         row.status,
-                        [(m.name, m.status, m.score) for m in row.metrics],
+                        [
+                            (m.name, m.status, m.score)
+                            if m.runs is None
+                            else (m.name, m.status, m.score, m.runs, m.passes)
+                            for m in row.metrics
+                        ],
                         row.why(),
                         want,
                         round(row.duration_s, 6),

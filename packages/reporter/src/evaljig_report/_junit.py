@@ -1,8 +1,14 @@
-"""junit.xml: one ``<testsuite>`` per session, one ``<testcase>`` per case, so CI test tabs show evals."""
+"""junit.xml: one ``<testsuite>`` per session, one ``<testcase>`` per case, so CI test tabs show evals.
+
+Infrastructure errors (``<error>``: the tool or a metric raised, a worker crashed) are kept apart
+from wrong answers (``<failure>``: a metric failed), and every testcase carries its scores, reasons
+and attempts as ``<properties>``.
+"""
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from html import escape
 from itertools import groupby
 from pathlib import Path
@@ -24,10 +30,47 @@ def _attr(text: str) -> str:
     return f'"{escaped}"'
 
 
+@lru_cache(maxsize=4096)
+def _property_name(metric: str, field: str) -> str:
+    """``name="evaljig.metric.<metric>.<field>"``, escaped once per metric and field (a merge writes 100,000s)."""
+    return _attr(f"evaljig.metric.{metric}.{field}")
+
+
+def _property(name: str, value: str) -> str:
+    """One ``<property>``; ``name`` is already an attribute, ``value`` plain text that needs no escaping."""
+    return f'        <property name={name} value="{value}" />\n'
+
+
+def _properties(row: CaseRow) -> str:
+    """Per case: its status, and per metric its status, score, reason and, when repeated, runs and passes.
+
+    CI test tabs (GitLab, Jenkins, the GitHub test reporters) show ``<properties>`` of a testcase,
+    so the scores and reasons stay visible next to the verdict. Only reasons need escaping: the
+    other values are statuses and numbers.
+    """
+    parts = ["      <properties>\n", _property('"evaljig.status"', row.status)]
+    if row.attempts:
+        parts.append(_property('"evaljig.attempts"', str(len(row.attempts))))
+    for m in row.metrics:
+        parts.append(_property(_property_name(m.name, "status"), m.status))
+        if m.score is not None:
+            parts.append(_property(_property_name(m.name, "score"), f"{m.score:g}"))
+        if m.reason:
+            parts.append(f"        <property name={_property_name(m.name, 'reason')} value={_attr(m.reason)} />\n")
+        if m.runs is not None:
+            parts.append(_property(_property_name(m.name, "runs"), str(m.runs)))
+            parts.append(_property(_property_name(m.name, "passes"), str(m.passes)))
+    parts.append("      </properties>\n")
+    return "".join(parts)
+
+
 def _testcase(row: CaseRow) -> str:
-    head = f'    <testcase classname={_attr(row.suite)} name={_attr(row.case_id)} time="{row.duration_s:.6f}"'
+    """A case: ``<error>`` when something broke (the tool or a metric raised, a worker crashed, a timeout),
+    ``<failure>`` when the tool answered and a metric judged it wrong, ``<skipped>``; scores as properties."""
+    head = f'    <testcase classname={_attr(row.suite)} name={_attr(row.case_id)} time="{row.duration_s:.6f}">\n'
+    body = _properties(row)
     if row.status == "pass":
-        return head + " />\n"
+        return head + body + "    </testcase>\n"
     details = "\n".join(
         f"{m.name}: {m.status}"
         + (f" (score {m.score:g})" if m.score is not None else "")
@@ -36,7 +79,9 @@ def _testcase(row: CaseRow) -> str:
     )
     details = "\n".join([*row.errors, details]) if row.errors else details
     tag = {"fail": "failure", "error": "error", "skip": "skipped"}[row.status]
-    return f"{head}>\n      <{tag} message={_attr(row.why()[:500])}>{_text(details)}</{tag}>\n    </testcase>\n"
+    kind = {"fail": "wrong answer", "error": "infrastructure error", "skip": "skipped"}[row.status]
+    verdict = f"      <{tag} message={_attr(row.why()[:500])} type={_attr(kind)}>{_text(details)}</{tag}>\n"
+    return head + body + verdict + "    </testcase>\n"
 
 
 def write_junit(path: Path, rows: list[CaseRow]) -> None:

@@ -44,12 +44,17 @@ def session_name(env: Mapping[str, str] | None = None) -> str:
     return name
 
 
-def case_dirname(suite: str, case_id: str) -> str:
-    """A readable, collision-free directory name for one case (a digest keeps it unique)."""
+def case_dirname(suite: str, case_id: str, attempt: int | None = None) -> str:
+    """A readable, collision-free directory name for one case (a digest keeps it unique).
+
+    One repeat of a case (``--evaljig-repeats``) gets a folder of its own, ``…-<digest>-a<attempt>``:
+    repeats of one case may run on one worker, and each keeps its own output and artifacts.
+    """
     key = f"{suite}\0{case_id}".encode(errors="surrogatepass")  # a lone surrogate must not end the run
     digest = hashlib.sha1(key, usedforsecurity=False).hexdigest()[:10]
     tail = suite.rsplit("/", 1)[-1].replace("::", ".")
-    return f"{safe_segment(f'{tail}.{case_id}', limit=80)}-{digest}"
+    name = f"{safe_segment(f'{tail}.{case_id}', limit=80)}-{digest}"
+    return name if attempt is None else f"{name}-a{attempt}"
 
 
 @dataclass(frozen=True)
@@ -69,8 +74,8 @@ class Layout:
     def worker_dir(self) -> Path:
         return self.session_dir / self.worker
 
-    def case_dir(self, suite: str, case_id: str) -> Path:
-        return self.worker_dir / case_dirname(suite, case_id)
+    def case_dir(self, suite: str, case_id: str, attempt: int | None = None) -> Path:
+        return self.worker_dir / case_dirname(suite, case_id, attempt)
 
 
 class RelativePaths:

@@ -26,7 +26,7 @@ from evaljig_report._publish import (
     remove_stale_staging,
     staged_output,
 )
-from evaljig_report._rows import CaseRow
+from evaljig_report._rows import CaseRow, MetricRow
 from evaljig_report._schema import SCHEMA_VERSION
 from evaljig_report._summary import append_step_summary, write_summary
 
@@ -83,6 +83,15 @@ def merge(
     return result
 
 
+def metric_json(m: MetricRow) -> dict[str, object]:
+    """A metric of a case row; ``runs`` and ``passes`` only for a repeated case (``--evaljig-repeats``)."""
+    doc: dict[str, object] = {"name": m.name, "metric": m.name, "status": m.status}
+    doc.update(score=m.score, reason=m.reason)
+    if m.runs is not None:
+        doc.update(runs=m.runs, passes=m.passes)
+    return doc
+
+
 def row_json(row: CaseRow, rel: RelativePaths) -> dict[str, object]:
     """One case of index.json; ``node``, ``tool_id``, ``inference_status`` and ``metric`` are the proposal's names."""
     return {
@@ -94,10 +103,7 @@ def row_json(row: CaseRow, rel: RelativePaths) -> dict[str, object]:
         "kind": row.kind,
         "status": row.status,
         "inference_status": row.inference_status,
-        "metrics": [
-            {"name": m.name, "metric": m.name, "status": m.status, "score": m.score, "reason": m.reason}
-            for m in row.metrics
-        ],
+        "metrics": [metric_json(m) for m in row.metrics],
         "errors": row.errors,
         "duration_s": round(row.duration_s, 6),
         "paths": [rel(p) for p in row.paths],

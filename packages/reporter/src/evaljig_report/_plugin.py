@@ -27,7 +27,7 @@ from evaljig_common import RECORD_KEY, claim_run, run_id, safe_segment
 from evaljig_report._attachments import ATTACHMENT_KEY
 from evaljig_report._crash import CONTROLLER_WORKER, CollectedCases, collected_cases, write_collected
 from evaljig_report._layout import CASE_FILE, DEFAULT_ROOT, SOLO_WORKER, Layout, session_name
-from evaljig_report._recorder import Recorder, record_case_key, split_nodeid, write_session_index
+from evaljig_report._recorder import Recorder, record_attempt, record_case_key, split_nodeid, write_session_index
 
 #: ``workerinput`` key the controller uses to hand its run id to the workers.
 RUN_KEY = "evaljig_run"
@@ -198,9 +198,13 @@ class ReportPlugin:
         if plain:
             paths.append(self._record_plain([*phases, report], duration))
         if attachments:  # to every case the test recorded, or to its plain case
-            keys = {record_case_key(r, nodeid) for r in records} if records else {split_nodeid(nodeid)}
-            for suite, case_id in sorted(keys):
-                self.recorder.attach(suite, case_id, attachments)
+            keys = (
+                {(*record_case_key(r, nodeid), record_attempt(r)) for r in records}
+                if records
+                else {(*split_nodeid(nodeid), None)}
+            )
+            for suite, case_id, attempt in sorted(keys, key=lambda k: (k[0], k[1], k[2] or 0)):
+                self.recorder.attach(suite, case_id, attachments, attempt)
         if paths:
             self.case_reports[report.nodeid] = list(dict.fromkeys(paths))
 
@@ -211,11 +215,15 @@ class ReportPlugin:
             return
         layout = Layout(self.layout.root, self.layout.run, self.layout.session, safe_segment(worker))
         nodeid = _GROUP_SUFFIX.sub("", report.nodeid)
-        keys = [record_case_key(value, nodeid) for key, value in report.user_properties if key == RECORD_KEY]
+        keys = [
+            (*record_case_key(value, nodeid), record_attempt(value))
+            for key, value in report.user_properties
+            if key == RECORD_KEY
+        ]
         if not keys and (self.all_tests or any(key == ATTACHMENT_KEY for key, _ in report.user_properties)):
-            keys = [split_nodeid(nodeid)]
+            keys = [(*split_nodeid(nodeid), None)]
         if keys:
-            paths = [layout.case_dir(suite, case_id) / CASE_FILE for suite, case_id in keys]
+            paths = [layout.case_dir(suite, case_id, attempt) / CASE_FILE for suite, case_id, attempt in keys]
             self.case_reports[report.nodeid] = list(dict.fromkeys(paths))
 
     @pytest.hookimpl(optionalhook=True)

@@ -36,6 +36,12 @@ def record_case_key(record: object, nodeid: str) -> tuple[str, str]:
     return suite, case_id if isinstance(case_id, str) and case_id else default_id or "case"
 
 
+def record_attempt(record: object) -> int | None:
+    """The repeat a record belongs to (``attempt``, 1..K under ``--evaljig-repeats K``); None for a single run."""
+    attempt = record.get("attempt") if isinstance(record, Mapping) else None
+    return attempt if type(attempt) is int and attempt >= 1 else None
+
+
 def metric_duration(recorded: object, item_duration: float) -> float:
     """The record's own ``duration_s`` when it is a usable number, else the item's call duration.
 
@@ -52,16 +58,17 @@ class Recorder:
     def __init__(self, layout: Layout, *, validate: bool = True) -> None:
         self.layout = layout
         self.validate = validate
-        self._cases: dict[tuple[str, str], CaseState] = {}
+        #: (suite, case_id, attempt) -> the case (one repeat of it under ``--evaljig-repeats``).
+        self._cases: dict[tuple[str, str, int | None], CaseState] = {}
 
     def __len__(self) -> int:
         return len(self._cases)
 
-    def _state(self, suite: str, case_id: str, kind: str) -> CaseState:
-        key = (suite, case_id)
+    def _state(self, suite: str, case_id: str, kind: str, attempt: int | None = None) -> CaseState:
+        key = (suite, case_id, attempt)
         state = self._cases.get(key)
         if state is None:
-            state = CaseState(suite, case_id, kind, self.layout.case_dir(suite, case_id))
+            state = CaseState(suite, case_id, kind, self.layout.case_dir(suite, case_id, attempt), attempt=attempt)
             self._cases[key] = state
         return state
 
@@ -75,7 +82,9 @@ class Recorder:
         errors: list[str] = []
         if not isinstance(fields.get("case_id"), str) or not fields["case_id"]:
             errors.append(f"record without a case_id: {record!r:.300}")
-        state = self._state(suite, case_id, "eval")
+        state = self._state(suite, case_id, "eval", record_attempt(record))
+        if state.attempt is not None and type(fields.get("attempts")) is int:
+            state.attempts = fields["attempts"]
         try:
             self._fold(state, fields, errors, nodeid=nodeid, duration=duration)
         except Exception as exc:
@@ -139,9 +148,11 @@ class Recorder:
             state.errors.append(error)
         return state.write(self.layout, validate=False)
 
-    def attach(self, suite: str, case_id: str, attachments: Sequence[object]) -> Path | None:
+    def attach(
+        self, suite: str, case_id: str, attachments: Sequence[object], attempt: int | None = None
+    ) -> Path | None:
         """Files a test attached (``ATTACHMENT_KEY``) join its case's artifacts; None if that case was not recorded."""
-        state = self._cases.get((suite, case_id))
+        state = self._cases.get((suite, case_id, attempt))
         if state is None:
             return None
         written, errors = write_attachments(state.directory, attachments, state.names)
@@ -164,6 +175,7 @@ class Recorder:
                 "status": s.status,
                 "path": s.path.relative_to(self.layout.worker_dir).as_posix(),
                 "metrics": len(s.metrics),
+                **({"attempt": s.attempt} if s.attempt is not None else {}),
             }
             for s in self._cases.values()
         ]

@@ -33,6 +33,10 @@ class MetricRow(NamedTuple):
     #: Kept only for metrics that did not pass.
     reason: str
     duration_s: float
+    #: Under ``--evaljig-repeats``: the attempts that did not skip, and how many of them passed. ``None`` for a
+    #: single run (the report then shows exactly what it showed before repeats existed).
+    runs: int | None = None
+    passes: int | None = None
 
     @property
     def outcome(self) -> MetricOutcome:
@@ -115,6 +119,8 @@ class CaseRow:
     #: The tool-eval proposal's index fields: ``case.tool_id`` and ``inference.status`` (None when absent).
     tool_id: str | None = None
     inference_status: str | None = None
+    #: Under ``--evaljig-repeats``: attempt -> metric name -> its result in that attempt (``metrics`` folds them).
+    attempts: dict[int, dict[str, MetricRow]] | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -156,10 +162,16 @@ class CaseRow:
                 raise ValueError("errors must be a list")
             _check_artifacts(doc["artifacts"])
             kind = doc.get("kind", "eval")
+            attempt = source.get("attempt")
+            if attempt is not None and (type(attempt) is not int or attempt < 1):
+                raise ValueError(f"source attempt {attempt!r:.40} is not a whole number >= 1")
         except (KeyError, TypeError) as exc:
             raise ValueError(f"missing or malformed field {exc}") from None
         if len(metrics) > 1:
             metrics.sort(key=_name)
+        attempts = None if attempt is None else {attempt: {m.name: m for m in metrics}}
+        if attempts is not None:
+            metrics = aggregate_attempts(attempts)
         return cls(
             session,
             suite,
@@ -172,10 +184,12 @@ class CaseRow:
             total,
             tool_id=_text_field(doc.get("case"), "tool_id"),
             inference_status=_inference_status(doc.get("inference")),
+            attempts=attempts,
         )
 
     def _content(self) -> tuple[object, ...]:
-        return (tuple((m.name, *m.outcome) for m in self.metrics), tuple(self.errors))
+        tried = tuple(sorted(self.attempts)) if self.attempts else ()
+        return (tuple((m.name, *m.outcome) for m in self.metrics), tuple(self.errors), tried)
 
     def absorb(self, other: CaseRow) -> None:
         """Fold in the same case found in another (single) file: its metrics, errors and path join this row."""
@@ -183,13 +197,10 @@ class CaseRow:
             self.contents = {self._content()}
         self.contents.add(other._content())
         self.files += 1
-        kept = {m.name: m for m in self.metrics}
-        for metric in other.metrics:
-            known = kept.get(metric.name)
-            if known is not None and known.outcome != metric.outcome:
-                self._conflict(metric.name, known.outcome, metric.outcome)
-            kept[metric.name] = metric if known is None else _worst(known, metric)
-        self.metrics = sorted(kept.values(), key=_name)
+        if self.attempts is not None or other.attempts is not None:
+            self._absorb_attempts(other)
+        else:
+            self.metrics = self._joined({m.name: m for m in self.metrics}, other.metrics)
         self.errors = sorted({*self.errors, *other.errors})
         self.paths = sorted({*self.paths, *other.paths})
         self.kind = min(self.kind, other.kind)
@@ -197,6 +208,28 @@ class CaseRow:
         self.inference_status = _least(self.inference_status, other.inference_status)
         self.duration_s = math.fsum(m.duration_s for m in self.metrics)
         self.status = case_status((m.status for m in self.metrics), bool(self.errors))
+
+    def _joined(self, kept: dict[str, MetricRow], metrics: Iterable[MetricRow]) -> list[MetricRow]:
+        """``kept`` plus ``metrics``; a metric in both with different outcomes is a conflict and the worse is kept."""
+        for metric in metrics:
+            known = kept.get(metric.name)
+            if known is not None and known.outcome != metric.outcome:
+                self._conflict(metric.name, known.outcome, metric.outcome)
+            kept[metric.name] = metric if known is None else _worst(known, metric)
+        return sorted(kept.values(), key=_name)
+
+    def _absorb_attempts(self, other: CaseRow) -> None:
+        """Repeats of one case: each attempt's metrics are joined, then folded into runs and passes.
+
+        A file without an attempt (a crashed case written by the xdist controller) joins as attempt 0.
+        """
+        mine = self.attempts if self.attempts is not None else {0: {m.name: m for m in self.metrics}}
+        theirs = other.attempts if other.attempts is not None else {0: {m.name: m for m in other.metrics}}
+        for attempt, metrics in theirs.items():
+            joined = self._joined(dict(mine.get(attempt, {})), metrics.values())
+            mine[attempt] = {m.name: m for m in joined}
+        self.attempts = {a: m for a, m in mine.items() if m or a != 0}
+        self.metrics = aggregate_attempts(self.attempts)
 
     def _conflict(self, name: str, *outcomes: MetricOutcome) -> None:
         if self.conflicts is None:
@@ -221,6 +254,38 @@ class CaseRow:
         if not parts and self.status == "skip":
             parts = [m.reason for m in self.metrics if m.reason][:1]
         return "; ".join(parts)
+
+
+def aggregate_attempts(attempts: dict[int, dict[str, MetricRow]]) -> list[MetricRow]:
+    """One row per metric over every attempt: runs (attempts that did not skip), passes, pass^k status.
+
+    The status is ``fail`` when any attempt failed (pass^k: every run must pass), ``pass`` when all that
+    ran passed, ``skip`` when none ran; the score is the mean over the attempts that ran and have one; the
+    reason is the first failing attempt's, naming it. The compare gate reads runs and passes, not the status.
+    """
+    by_name: dict[str, list[tuple[int, MetricRow]]] = {}
+    for attempt in sorted(attempts):
+        for metric in attempts[attempt].values():
+            by_name.setdefault(metric.name, []).append((attempt, metric))
+    rows = []
+    for name, tried in sorted(by_name.items()):
+        runs = sum(m.status != "skip" for _, m in tried)
+        passes = sum(m.status == "pass" for _, m in tried)
+        failed = [(a, m) for a, m in tried if m.status == "fail"]
+        status = "fail" if failed else "pass" if passes else "skip"
+        ran = [m for _, m in tried if m.status != "skip"] or [m for _, m in tried]
+        scores = [m.score for m in ran if m.score is not None]
+        score = math.fsum(scores) / len(scores) if scores else None
+        if failed:
+            attempt, first = failed[0]
+            reason = _short(f"{passes} of {runs} runs passed; attempt {attempt}: {first.reason}")
+        elif status == "skip":
+            reason = tried[0][1].reason
+        else:
+            reason = ""
+        duration = math.fsum(m.duration_s for _, m in tried)
+        rows.append(MetricRow(name, status, score, reason, duration, runs, passes))
+    return rows
 
 
 def _inference_status(inference: object) -> str | None:

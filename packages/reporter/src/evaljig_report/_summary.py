@@ -44,6 +44,15 @@ def render_summary(result: MergeResult, stats: MetricStats, html_name: str = HTM
             c = stat.counts
             lines.append(f"| {_cell(name)} | {c['pass']} | {c['fail']} | {c['skip']} | {mean} |")
         lines.append("")
+    repeated = [m for r in result.rows for m in r.metrics if m.runs]
+    if repeated:  # --evaljig-repeats: how many metrics passed every run (pass^k) and at least one (pass@k)
+        every = sum(m.passes == m.runs for m in repeated)
+        some = sum(bool(m.passes) for m in repeated)
+        lines += [
+            f"Repeated cases (up to k={max(m.runs or 0 for m in repeated)} runs): pass^k {every}/{len(repeated)} "
+            f"metrics passed every run · pass@k {some}/{len(repeated)} passed at least once.",
+            "",
+        ]
     bad = [r for r in result.rows if r.status in ("fail", "error")]
     if bad:
         lines += [f"### Not passing ({len(bad)})", "", "| status | session | case | why |", "|---|---|---|---|"]

@@ -5,7 +5,7 @@
   const NOT_PASSING = ["error", "fail"];
   const data = (id) => JSON.parse(document.getElementById(id).textContent);
   const meta = data("evaljig-meta");
-  // [idx, session, suite, case_id, status, [[name, status, score]], why, hasDetail, duration_s], failures first
+  // [idx, session, suite, case_id, status, [[name, status, score(, runs, passes)]], why, hasDetail, duration_s], failures first
   const rows = data("evaljig-rows");
   const SVG = "http://www.w3.org/2000/svg";
   const el = (tag, attrs, ...kids) => {
@@ -272,8 +272,11 @@
   }
 
   function rowView(r) {
-    const metrics = el("td", { class: "c-metrics" }, ...r[5].map(([n, s, sc]) =>
-      el("span", { class: "m st-" + s, title: isNum(sc) ? `${n}: ${sc}` : n }, isNum(sc) ? `${n} ${sig(sc)}` : n)));
+    // a repeated case (--evaljig-repeats) adds runs and passes: "exact 0.8 4/5" (pass^k = 5/5, pass@k = at least 1/5)
+    const runs = (runsN, passes) => isNum(runsN) ? ` ${passes}/${runsN}` : "";
+    const metrics = el("td", { class: "c-metrics" }, ...r[5].map(([n, s, sc, rn, ps]) =>
+      el("span", { class: "m st-" + s, title: (isNum(sc) ? `${n}: ${sc}` : n) + (isNum(rn) ? `; ${ps} of ${rn} runs passed (pass^k ${ps === rn ? "yes" : "no"}, pass@k ${ps > 0 ? "yes" : "no"})` : "") },
+        (isNum(sc) ? `${n} ${sig(sc)}` : n) + runs(rn, ps))));
     const caseCell = el("td", { class: "c-case" }, r[3], el("div", { class: "sub" }, `${r[1]} · ${r[2]}`),
       r[6] ? el("div", { class: "sub" }, r[6]) : null);
     return el("tr", { class: "case", "data-status": r[4], "data-case": `${r[1]}::${r[2]}::${r[3]}` },
