@@ -8,6 +8,7 @@ into new / removed / value-changed / format-only / reordered, with key-path diff
 
 from __future__ import annotations
 
+from evaljig_review._errors import ReviewError
 from evaljig_review._golden import (
     GOLDEN_DIRNAME,
     Golden,
@@ -19,13 +20,22 @@ from evaljig_review._golden import (
     to_plain,
 )
 
+
+def review_main(argv: list[str] | None = None) -> int:
+    """``evaljig-review ARGS`` in this process (``evaljig review`` calls it); returns the exit code."""
+    from evaljig_review._cli import main
+
+    return main(argv)
+
 __all__ = [
     "GOLDEN_DIRNAME",
     "Golden",
     "GoldenPlacementError",
     "GoldenSettings",
+    "ReviewError",
     "TextGolden",
     "YamlGolden",
     "dump_yaml",
+    "review_main",
     "to_plain",
 ]
