@@ -27,6 +27,7 @@ def review_main(argv: list[str] | None = None) -> int:
 
     return main(argv)
 
+
 __all__ = [
     "GOLDEN_DIRNAME",
     "Golden",
