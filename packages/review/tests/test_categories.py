@@ -200,3 +200,27 @@ def test_a_bad_review_table_is_one_line(repo: GitRepo) -> None:
         f"evaljig-review: {repo.root / 'pyproject.toml'}: [tool.evaljig.review] golden: must be a list of folder paths"
         " (strings), relative to the repository\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("bomb.yaml", b"a: &a [1, 2]\nb: &b [*a, *a, *a]\nc: &c [*b, *b, *b]\n"),
+        ("deep.yaml", b"x: " + b"[" * 3000 + b"]" * 3000 + b"\n"),
+        ("deep.json", b"[" * 3000 + b"]" * 3000),
+        ("dup.json", b'{"a": 1, "a": 2}'),
+        ("binary.yaml", b"\x00\x01\x02\xff"),
+        ("latin1.txt", "caf\xe9\n".encode("latin-1")),
+    ],
+)
+def test_hostile_or_unparseable_files_fall_back_to_bytes(repo: GitRepo, name: str, data: bytes) -> None:
+    repo.write(
+        f"golden/evals/test_h/{name}", b"x: 1\n" if name.endswith(".yaml") else b"{}" if ".json" in name else b"x\n"
+    )
+    repo.commit("hostile")
+    repo.write(f"golden/evals/test_h/{name}", data)
+
+    entry = _data(repo)[f"golden/evals/test_h/{name}"]
+
+    assert entry["category"] == "bytes-changed"
+    assert entry["note"].startswith(f"not parsed as {name[name.index('.') :]}: ")

@@ -45,6 +45,8 @@ NEW, REMOVED, VALUE, BYTES, FORMAT, REORDERED = (
 CATEGORIES = (VALUE, BYTES, NEW, REMOVED, REORDERED, FORMAT)
 #: At most this many key-path lines per file (the rest is counted).
 MAX_CHANGES = 200
+#: Larger files are compared as bytes only (a 256 MB cassette is a re-record to open, not to parse here).
+MAX_PARSE_BYTES = 64 * 1024 * 1024
 ABSENT = "(absent)"
 _MISSING = object()
 
@@ -186,6 +188,30 @@ def _text(data: bytes) -> str:
     return text
 
 
+_SafeBase: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when there is one: 10x faster
+
+
+#: Deeper YAML is not parsed (comparing it would recurse past Python's limit).
+MAX_DEPTH = 100
+
+
+def _checked_yaml(text: str) -> None:
+    """Refuse aliases (``&a [*a, *a, ...]`` expands to gigabytes when compared) and nesting over ``MAX_DEPTH``.
+
+    One pass over the parser's events (libyaml's when installed), before anything is built.
+    """
+    depth = 0
+    for event in yaml.parse(text, Loader=_SafeBase):
+        if isinstance(event, yaml.AliasEvent):
+            raise yaml.YAMLError("aliases are not read (a reviewed file never needs one)")
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise yaml.YAMLError(f"nested deeper than {MAX_DEPTH}")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
 def parse_structured(data: bytes, suffix: str) -> Any:
     """The parsed value of a YAML or JSON file (``_Unparsed`` when it is not one)."""
     if suffix == ".json":
@@ -193,9 +219,13 @@ def parse_structured(data: bytes, suffix: str) -> Any:
             return loads_strict(data)
         except ValueError as exc:
             raise _Unparsed from exc
+    if len(data) > MAX_PARSE_BYTES:
+        raise _Unparsed
     try:
-        return yaml.safe_load(_text(data))
-    except yaml.YAMLError as exc:
+        text = _text(data)
+        _checked_yaml(text)
+        return yaml.load(text, Loader=_SafeBase)
+    except (yaml.YAMLError, RecursionError) as exc:
         raise _Unparsed from exc
 
 
@@ -337,8 +367,10 @@ def compare(old: bytes | None, new: bytes | None, suffix: str, *, deltas: bool =
     try:
         if suffix in {".yaml", ".yml", ".json"}:
             return _structured(parse_structured(old, suffix), parse_structured(new, suffix), deltas=deltas)
+        if max(len(old), len(new)) > MAX_PARSE_BYTES:
+            raise _Unparsed
         return _plain_text(_text(old), _text(new))
-    except _Unparsed:
+    except (_Unparsed, RecursionError):  # RecursionError: JSON nested deeper than the comparison can walk
         return Comparison(BYTES, note=f"not parsed as {suffix or 'text'}: {len(old)} → {len(new)} bytes")
 
 
