@@ -224,3 +224,16 @@ def test_hostile_or_unparseable_files_fall_back_to_bytes(repo: GitRepo, name: st
 
     assert entry["category"] == "bytes-changed"
     assert entry["note"].startswith(f"not parsed as {name[name.index('.') :]}: ")
+
+
+def test_a_golden_folder_beside_a_nested_rootdir_is_found(repo: GitRepo) -> None:
+    """A team running pytest from ``backend/`` has its goldens in ``backend/golden/``."""
+    repo.write("backend/golden/tests/test_api/test_reply.yaml", "status: 200\n")
+    repo.commit("nested")
+    repo.write("backend/golden/tests/test_api/test_reply.yaml", "status: 201\n")
+
+    entry = _data(repo)["backend/golden/tests/test_api/test_reply.yaml"]
+
+    assert (entry["kind"], entry["group"], entry["item"]) == ("golden", "tests/test_api", "test_reply")
+    assert entry["changes"] == ["status: 200 → 201"]
+    assert _data(repo, "--golden", "golden") == {}  # told where goldens are, it looks nowhere else

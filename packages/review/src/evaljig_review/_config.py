@@ -6,7 +6,8 @@ Nothing about evaljig's own tree is assumed. In order, each list comes from the 
 
     [tool.evaljig.review]
     golden = ["golden"]                       # golden folders (default: the pytest ini option
-                                              # evaljig_golden_dir, else golden/)
+                                              # evaljig_golden_dir, else golden/, and any folder
+                                              # named golden, wherever pytest's rootdir was)
     fixtures = ["tests/lighteval/fixtures"]   # fixture folders (default: [tool.evaljig] fixtures,
                                               # plus those the build scripts declare)
     build-scripts = ["scripts/build.py"]      # default: every script calling regen_main; [] for none
@@ -32,6 +33,9 @@ class ReviewConfig:
     fixtures: tuple[str, ...]
     build_scripts: tuple[str, ...] | None
     """``None``: discover them."""
+    golden_names: tuple[str, ...] = ()
+    """Without a configured golden folder: folder names that hold goldens wherever they are (``golden``: a
+    team whose pytest runs from ``backend/`` has ``backend/golden/``)."""
 
 
 def _table(root: Path) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -62,6 +66,7 @@ def load_config(root: Path, golden: list[str], fixtures: list[str]) -> ReviewCon
     """The review's lists for the repository at ``root``, command-line values first."""
     data, review = _table(root)
     where = f"{root / PYPROJECT}: [tool.evaljig.review]"
+    names: tuple[str, ...] = ()
     if golden:
         golden_dirs = tuple(golden)
     elif "golden" in review:
@@ -69,6 +74,7 @@ def load_config(root: Path, golden: list[str], fixtures: list[str]) -> ReviewCon
     else:
         ini = data.get("tool", {}).get("pytest", {}).get("ini_options", {})
         golden_dirs = (str(ini.get("evaljig_golden_dir", "golden")),)
+        names = ("golden",)
     if fixtures:
         fixture_dirs = tuple(fixtures)
     elif "fixtures" in review:
@@ -82,4 +88,4 @@ def load_config(root: Path, golden: list[str], fixtures: list[str]) -> ReviewCon
     unknown = sorted(set(review) - {"golden", "fixtures", "build-scripts"})
     if unknown:
         raise ReviewError(f"{where}: unknown key(s) {', '.join(unknown)} (known: golden, fixtures, build-scripts)")
-    return ReviewConfig(golden_dirs, fixture_dirs, scripts)
+    return ReviewConfig(golden_dirs, fixture_dirs, scripts, names)

@@ -87,6 +87,7 @@ class _Classifier:
     def __init__(self, repo: Repo, config: ReviewConfig, found: Found) -> None:
         self.repo = repo
         self.golden = config.golden
+        self.golden_names = config.golden_names
         self.sets = found.sets
         self.fixture_dirs = list(dict.fromkeys([*config.fixtures, *(self._rel(s.folder) for s in found.sets)]))
 
@@ -122,6 +123,11 @@ class _Classifier:
         if in_golden:
             inside = PurePosixPath(in_golden[0][1])
             return GOLDEN, inside.parent.as_posix() if inside.parent.parts else in_golden[0][0], pure.stem
+        named = [i for i, part in enumerate(pure.parts[:-1]) if part in self.golden_names]
+        if named and not in_fixtures:
+            inside = PurePosixPath(*pure.parts[named[0] + 1 :])
+            folder = PurePosixPath(*pure.parts[: named[0] + 1]).as_posix()
+            return GOLDEN, inside.parent.as_posix() if inside.parent.parts else folder, pure.stem
         if SNAPSHOTS in pure.parts[:-1]:
             at = pure.parts.index(SNAPSHOTS)
             module = PurePosixPath(*pure.parts[:at], pure.stem).as_posix()
