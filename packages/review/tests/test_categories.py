@@ -237,3 +237,37 @@ def test_a_golden_folder_beside_a_nested_rootdir_is_found(repo: GitRepo) -> None
     assert (entry["kind"], entry["group"], entry["item"]) == ("golden", "tests/test_api", "test_reply")
     assert entry["changes"] == ["status: 200 → 201"]
     assert _data(repo, "--golden", "golden") == {}  # told where goldens are, it looks nowhere else
+
+
+def _zip(members: dict[str, str], year: int = 2020) -> bytes:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, text in members.items():
+            archive.writestr(zipfile.ZipInfo(name, (year, 1, 1, 0, 0, 0)), text)
+    return buffer.getvalue()
+
+
+def test_a_dataset_package_is_compared_by_member_and_row(repo: GitRepo) -> None:
+    rows = '{"question": "2 + 2 = ?", "answer": "B"}\n{"question": "3 + 3 = ?", "answer": "C"}\n'
+    repo.write("fixtures/datasets/math.zip", _zip({"test.jsonl": rows, "task.py": "x = 1\n"}))
+    repo.write("fixtures/datasets/same.zip", _zip({"test.jsonl": rows}))
+    repo.commit("datasets")
+    changed = rows.replace('"answer": "C"', '"answer": "D"')
+    repo.write("fixtures/datasets/math.zip", _zip({"test.jsonl": changed, "task.py": "x = 2\n", "README.md": "r"}))
+    repo.write("fixtures/datasets/same.zip", _zip({"test.jsonl": rows}, year=2021))  # other timestamps only
+
+    entries = _data(repo)
+
+    math = entries["fixtures/datasets/math.zip"]
+    assert math["category"] == "value-changed"
+    assert math["changes"] == [
+        'test.jsonl[1].answer: "C" → "D"',
+        'task.py line 1: "x = 1" → "x = 2"',
+        "README.md: (absent) → 1 bytes",
+    ]
+    assert math["note"] == "3 members, 2 in the base"
+    same = entries["fixtures/datasets/same.zip"]
+    assert (same["category"], same["note"]) == ("format-only", "the same members, other zip bytes")

@@ -13,6 +13,8 @@ Every changed file gets one category:
 ``bytes-changed``
     neither side could be parsed (binary, or not what its extension says): only the bytes differ.
 
+A zip (a dataset package) is compared by member, a ``.jsonl`` member by row and key.
+
 Structured files (``.yaml``/``.yml`` with the safe loader, ``.json`` with
 ``evaljig_common.loads_strict``) are compared by key path (``model_parameters.temperature: 0.0 →
 0.3``); a lighteval results table (a golden CLI stdout) by ``task|metric`` with the score delta;
@@ -21,10 +23,14 @@ other text by line.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import hashlib
+import io
 import json
 import math
 import re
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -357,6 +363,59 @@ def _plain_text(old_text: str, new_text: str) -> Comparison:
     return _lines(old_text, new_text)
 
 
+#: Zip members compared (a dataset package holds a handful); more is compared as bytes.
+MAX_ZIP_MEMBERS = 1000
+_ZIP_TEXT = (".jsonl", ".json", ".yaml", ".yml", ".txt", ".py", ".md", ".csv")
+
+
+def _members(data: bytes) -> dict[str, bytes]:
+    """A zip's members by name (``_Unparsed`` for a file that is no zip, or too large to open here)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            infos = [i for i in archive.infolist() if not i.is_dir()]
+            if len(infos) > MAX_ZIP_MEMBERS or sum(i.file_size for i in infos) > MAX_PARSE_BYTES:
+                raise _Unparsed
+            return {i.filename: archive.read(i) for i in infos}
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, RuntimeError, ValueError) as exc:
+        raise _Unparsed from exc
+
+
+def _zips(old: bytes, new: bytes) -> Comparison:
+    """A zip (a dataset package) by member: which were added or removed, and the lines of changed text members."""
+    before, after = _members(old), _members(new)
+    if before == after:
+        return Comparison(
+            FORMAT if list(before) == list(after) else REORDERED, note="the same members, other zip bytes"
+        )
+    changes: list[Change] = []
+    for name in dict.fromkeys([*before, *after]):
+        was, now = before.get(name), after.get(name)
+        if was == now:
+            continue
+        if was is None or now is None:
+            changes.append(
+                Change(name, None if was is None else f"{len(was)} bytes", None if now is None else f"{len(now)} bytes")
+            )
+            continue
+        inner = None
+        if name.lower().endswith(".jsonl"):
+            with contextlib.suppress(_Unparsed, ValueError):
+                rows = [[loads_strict(line) for line in _text(d).splitlines() if line.strip()] for d in (was, now)]
+                inner = Comparison(VALUE, list(diff_values(rows[0], rows[1], name)))
+                changes += inner.changes
+                continue
+        if name.lower().endswith(_ZIP_TEXT):
+            with contextlib.suppress(_Unparsed):
+                inner = _lines(_text(was), _text(now))
+        if inner is not None and inner.changes:
+            changes += [Change(f"{name} {c.path}", c.old, c.new) for c in inner.changes]
+        else:
+            old_sha, new_sha = hashlib.sha256(was).hexdigest()[:12], hashlib.sha256(now).hexdigest()[:12]
+            changes.append(Change(name, f"sha256 {old_sha}…", f"sha256 {new_sha}…"))
+    kept, extra = _limited(iter(changes))
+    return Comparison(VALUE, kept, omitted=extra, note=f"{len(after)} members, {len(before)} in the base")
+
+
 def compare(old: bytes | None, new: bytes | None, suffix: str, *, deltas: bool = False) -> Comparison:
     """The category of a change from ``old`` to ``new`` bytes (``None``: that side has no file)."""
     if old is None:
@@ -369,6 +428,8 @@ def compare(old: bytes | None, new: bytes | None, suffix: str, *, deltas: bool =
             return _structured(parse_structured(old, suffix), parse_structured(new, suffix), deltas=deltas)
         if max(len(old), len(new)) > MAX_PARSE_BYTES:
             raise _Unparsed
+        if suffix == ".zip" or (old.startswith(b"PK\x03\x04") and new.startswith(b"PK\x03\x04")):
+            return _zips(old, new)
         return _plain_text(_text(old), _text(new))
     except (_Unparsed, RecursionError):  # RecursionError: JSON nested deeper than the comparison can walk
         return Comparison(BYTES, note=f"not parsed as {suffix or 'text'}: {len(old)} → {len(new)} bytes")
