@@ -175,3 +175,32 @@ def test_a_glob_matching_nothing_or_both_ways_is_refused(repo: GitRepo) -> None:
     assert both.returncode == 2
     assert "golden/t/test_a/test_value.yaml: both accepted and rejected" in both.stderr
     assert repo.read("golden/t/test_a/test_value.yaml") == "v: 2\n"
+
+
+def test_many_answers_changed_the_same_way_are_said_once(repo: GitRepo) -> None:
+    path = "fixtures/cassettes/many.yaml"
+    questions = [f"question {i}" for i in range(6)]
+    repo.write(path, cassette(*(exchange(q, "A") for q in questions)))
+    repo.commit()
+    changed = [exchange(q, "A") for q in questions]
+    for item in changed:  # a gateway change re-records every answer alike
+        item["response"]["status"]["code"] = 201  # type: ignore[index]
+    changed[5] = exchange(questions[5], "B")
+    repo.write(path, cassette(*changed))
+
+    [entry] = json.loads(repo.review("--json").stdout)["entries"]
+
+    assert entry["exchanges"] == [
+        {
+            "status": "answers-changed",
+            "request": "5 answers changed the same way (interactions[0], interactions[1], interactions[2],"
+            " interactions[3], interactions[4])",
+            "changes": ["interactions[*].response.status: 200 → 201"],
+        },
+        {
+            "status": "answer-changed",
+            "request": 'interactions[5] POST /v1/chat/completions [acme] "question 5"',
+            "changes": ['interactions[5].response.body.choices[0].message.content: "A" → "B"'],
+        },
+    ]
+    assert entry["note"] == "0 new, 0 removed, 6 answers changed (6 exchanges, 6 in the base)"

@@ -111,6 +111,31 @@ def _by_request(interactions: list[Any]) -> dict[str, list[tuple[int, str, Any]]
     return found
 
 
+#: More answers than this changed the same way are said once (a gateway change re-records them all alike).
+SAME_CHANGE_MIN = 3
+
+
+def _same_changes_once(answers: list[Exchange]) -> list[Exchange]:
+    """Answers whose changes are identical (but for their index) as one exchange naming how many."""
+
+    def signature(exchange: Exchange) -> tuple[tuple[str, str | None, str | None], ...]:
+        return tuple((c.path.split("]", 1)[-1], c.old, c.new) for c in exchange.changes)
+
+    groups: dict[tuple[tuple[str, str | None, str | None], ...], list[Exchange]] = defaultdict(list)
+    for exchange in answers:
+        groups[signature(exchange)].append(exchange)
+    merged: list[Exchange] = []
+    for exchange in answers:
+        group = groups[signature(exchange)]
+        if len(group) <= SAME_CHANGE_MIN:
+            merged.append(exchange)
+        elif group[0] is exchange:
+            where = ", ".join(e.request.split(" ", 1)[0] for e in group[:5]) + (", …" if len(group) > 5 else "")
+            changes = [Change(f"interactions[*]{path}", old, new) for path, old, new in signature(exchange)]
+            merged.append(Exchange("answers-changed", f"{len(group)} answers changed the same way ({where})", changes))
+    return merged
+
+
 def compare_cassettes(old: Any, new: Any, compared: Comparison) -> Comparison:
     """Refine a value-changed comparison of two cassettes into per-exchange changes."""
     if compared.category in (FORMAT, REORDERED) or not (is_cassette_value(old) and is_cassette_value(new)):
@@ -131,8 +156,9 @@ def compare_cassettes(old: Any, new: Any, compared: Comparison) -> Comparison:
                 changes = list(diff_values(was, now, f"interactions[{index}].response"))
                 if changes:
                     exchanges.append(Exchange("answer-changed", f"interactions[{index}] {label}", changes[:20]))
-    order = {"answer-changed": 0, "new": 1, "removed": 2}
-    exchanges.sort(key=lambda e: order[e.status])
+    changed = sum(1 for e in exchanges if e.status == "answer-changed")
+    answers = _same_changes_once([e for e in exchanges if e.status == "answer-changed"])
+    exchanges = answers + [e for e in exchanges if e.status == "new"] + [e for e in exchanges if e.status == "removed"]
     other: list[Change] = []
     rest_old = {k: v for k, v in old.items() if k != "interactions"}
     rest_new = {k: v for k, v in new.items() if k != "interactions"}
@@ -146,7 +172,7 @@ def compare_cassettes(old: Any, new: Any, compared: Comparison) -> Comparison:
         omitted=max(0, len(exchanges) - MAX_EXCHANGES),
         note=f"{sum(1 for e in exchanges if e.status == 'new')} new, "
         f"{sum(1 for e in exchanges if e.status == 'removed')} removed, "
-        f"{sum(1 for e in exchanges if e.status == 'answer-changed')} answers changed "
+        f"{changed} answers changed "
         f"({len(new['interactions'])} exchanges, {len(old['interactions'])} in the base)",
     )
 
