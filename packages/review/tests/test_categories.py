@@ -271,3 +271,26 @@ def test_a_dataset_package_is_compared_by_member_and_row(repo: GitRepo) -> None:
     assert math["note"] == "3 members, 2 in the base"
     same = entries["fixtures/datasets/same.zip"]
     assert (same["category"], same["note"]) == ("format-only", "the same members, other zip bytes")
+
+
+def test_without_the_fixture_builder_the_scripts_are_a_note(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """evaljig-review alone (no evaljig-fixtures): the review still runs, and says what it could not check."""
+    from evaljig_review import _review
+    from evaljig_review._config import load_config
+    from evaljig_review._git import Repo
+
+    repo.write(
+        "scripts/build.py",
+        "from evaljig_fixtures import regen_main\nif __name__ == '__main__':\n    regen_main([], fixtures='f')\n",
+    )
+    repo.commit("script")
+    repo.write("golden/evals/test_cfg/test_new.yaml", "x: 1\n")
+    monkeypatch.setattr(_review, "fixture_builder_installed", lambda: False)
+
+    review = _review.build_review(Repo(repo.root), load_config(repo.root, [], []))
+
+    assert [e.path for e in review.entries] == ["golden/evals/test_cfg/test_new.yaml"]
+    assert review.notes == [
+        "build scripts not read (scripts/build.py): evaljig-fixtures is not installed here, so no builder groups"
+        " and no stale-recording check (pip install evaljig-fixtures)"
+    ]

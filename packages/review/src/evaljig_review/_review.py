@@ -21,7 +21,14 @@ from evaljig_review import _cassettes, _semantic
 from evaljig_review._config import ReviewConfig
 from evaljig_review._git import Repo
 from evaljig_review._semantic import Comparison
-from evaljig_review._stale import Found, Stale, load_build_script, looks_like_build_script, stale_recordings
+from evaljig_review._stale import (
+    Found,
+    Stale,
+    fixture_builder_installed,
+    load_build_script,
+    looks_like_build_script,
+    stale_recordings,
+)
 
 GOLDEN, FIXTURE, CASSETTE, BASELINE = "golden", "fixture", "cassette", "baseline"
 KINDS = (GOLDEN, FIXTURE, CASSETTE, BASELINE)
@@ -148,6 +155,12 @@ def discover_fixture_sets(repo: Repo, config: ReviewConfig) -> Found:
     scripts = config.build_scripts
     if scripts is None:
         scripts = tuple(p for p in repo.files() if _candidate(repo.root / p, p))
+    if scripts and not fixture_builder_installed():
+        found.notes.append(
+            f"build scripts not read ({', '.join(scripts)}): evaljig-fixtures is not installed here, so no builder"
+            " groups and no stale-recording check (pip install evaljig-fixtures)"
+        )
+        return found
     for script in scripts:
         try:
             fixture_set = load_build_script(repo.root, script)

@@ -12,6 +12,7 @@ no longer match what they were recorded for.
 
 from __future__ import annotations
 
+import importlib.util
 import runpy
 import sys
 import tempfile
@@ -105,6 +106,11 @@ def load_build_script(root: Path, relative: str) -> FixtureSet:
 def looks_like_build_script(text: str) -> bool:
     """A script that hands builders to ``regen_main`` under ``__main__`` (what ``evaljig init`` writes)."""
     return "regen_main(" in text and "evaljig_fixtures" in text and "__main__" in text and "def regen_main" not in text
+
+
+def fixture_builder_installed() -> bool:
+    """Whether evaljig-fixtures is importable here (the build scripts and the freshness checks need it)."""
+    return importlib.util.find_spec("evaljig_fixtures") is not None
 
 
 def stale_recordings(fixture_set: FixtureSet, root: Path) -> tuple[list[Stale], list[str]]:
