@@ -128,9 +128,17 @@ def test_one_value_changed_entry_per_affected_golden_and_fixture_and_the_stale_r
     assert SCRIPT in stale["text"]
 
 
-def test_the_terminal_and_markdown_views_say_it(team: GitRepo) -> None:
+def test_every_view_says_it_from_any_folder_of_the_repository(team: GitRepo) -> None:
     terminal = team.review()
     markdown = team.review("--markdown")
+    page = team.root.parent / "review.html"
+    assert team.review("--html", str(page), cwd=team.root / "backend").returncode == 0
+    from_backend = team.review("--json", cwd=team.root / "backend")
+
+    assert json.loads(from_backend.stdout) == json.loads(team.review("--json").stdout)
+    html = page.read_text(encoding="utf-8")
+    assert "Stale recordings (1)" in html
+    assert html.count('<li class="entry" data-category="value-changed"') == 4
 
     assert "Stale recordings (1)" in terminal.stdout
     assert "generation.temperature: 0.0 → 0.3" in terminal.stdout
