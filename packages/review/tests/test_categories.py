@@ -182,6 +182,13 @@ def test_exit_codes(repo: GitRepo, tmp_path: Path) -> None:
     assert unknown.returncode == 2
     assert unknown.stderr == f"evaljig-review: --base no-such-ref: not a commit in {repo.root}\n"
 
+    (tmp_path / "a-file").write_text("x", encoding="utf-8")
+    unwritable = repo.review("--html", str(tmp_path / "a-file" / "review.html"))  # a path under a file
+    assert unwritable.returncode == 2
+    assert unwritable.stderr.startswith("evaljig-review: ")
+    assert unwritable.stderr.count("\n") == 1
+    assert "a-file" in unwritable.stderr
+
     outside = tmp_path / "plain"
     outside.mkdir()
     done = repo.review(cwd=outside)

@@ -30,6 +30,9 @@ def _parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Review every changed golden, fixture, cassette and baseline against a git revision: "
         "categorised (new, removed, value-changed, format-only, reordered), with key-path diffs and stale recordings.",
+        epilog="exit codes: 0 shown (whatever changed) or accept/reject applied; 1 only with --fail-on-change, when "
+        "anything changed or a recording is stale; 2 bad usage, not a git repository, an unknown --base, a GLOB "
+        "matching nothing, an output that cannot be written",
     )
     parser.add_argument(
         "--base", default="HEAD", metavar="REF", help="compare the working tree with REF (default HEAD)"
