@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -47,12 +46,9 @@ def cassette_of(path: str) -> str:
     return path
 
 
-def has_sidecar(root: Path, path: str, old_files: set[str]) -> bool:
-    """Whether a ``.yaml`` has a ``<name>.recorded-for.json`` beside it (in the working tree or the base)."""
-    if not path.endswith((".yaml", ".yml")):
-        return False
-    sidecar = path.rsplit(".", 1)[0] + SIDECAR_SUFFIX
-    return (root / sidecar).is_file() or sidecar in old_files
+def sidecar_of(path: str) -> str:
+    """``cassettes/a.yaml`` -> ``cassettes/a.recorded-for.json``."""
+    return path.rsplit(".", 1)[0] + SIDECAR_SUFFIX
 
 
 def _body(value: Any) -> Any:

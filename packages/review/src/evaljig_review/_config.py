@@ -83,8 +83,6 @@ def load_config(root: Path, golden: list[str], fixtures: list[str]) -> ReviewCon
         regen = data.get("tool", {}).get("evaljig", {}).get("fixtures")
         fixture_dirs = (regen,) if isinstance(regen, str) else ()
     scripts = _paths(review["build-scripts"], f"{where} build-scripts") if "build-scripts" in review else None
-    if "build-scripts" in review and review["build-scripts"] == []:
-        scripts = ()
     unknown = sorted(set(review) - {"golden", "fixtures", "build-scripts"})
     if unknown:
         raise ReviewError(f"{where}: unknown key(s) {', '.join(unknown)} (known: golden, fixtures, build-scripts)")

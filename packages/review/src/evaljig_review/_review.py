@@ -118,12 +118,15 @@ class _Classifier:
         in_golden = [(d, rest) for d in self.golden if (rest := _under(path, d)) is not None]
         if path.endswith(_cassettes.SIDECAR_SUFFIX):
             return CASSETTE, _cassettes.cassette_of(path), pure.name
-        if suffix in (".yaml", ".yml") and (
-            _cassettes.has_sidecar(self.repo.root, path, set())
-            or self.repo.old_bytes(path.rsplit(".", 1)[0] + _cassettes.SIDECAR_SUFFIX) is not None
-            or (
-                ("cassettes" in pure.parts[:-1] or in_fixtures or in_golden)
-                and (_looks_recorded(new, suffix) or _looks_recorded(old, suffix))
+        if (
+            suffix in (".yaml", ".yml")
+            and (
+                (self.repo.root / _cassettes.sidecar_of(path)).is_file()  # a sidecar in the working tree, or the base
+                or self.repo.old_bytes(_cassettes.sidecar_of(path)) is not None
+                or (
+                    ("cassettes" in pure.parts[:-1] or in_fixtures or in_golden)
+                    and (_looks_recorded(new, suffix) or _looks_recorded(old, suffix))
+                )
             )
         ):
             return CASSETTE, path, pure.name
