@@ -109,8 +109,8 @@ golden-update: $(STAMP) ## rewrite golden/ from the current code (then: make rev
 	@$(NOX) $(NOXFLAGS) -s snapshots -- --snapshot-update
 
 .PHONY: review
-review: ## Markdown review of golden/ changes against the last commit
-	@$(PYTHON) ci/golden_review.py
+review: $(STAMP) ## evaljig review: changed goldens, fixtures, cassettes, categorised with key-path diffs (REVIEW_ARGS='--markdown', '--base main', '--reject format-only', ...)
+	@$(TOOLS)/bin/uv run --locked --all-packages --all-groups evaljig-review $(REVIEW_ARGS)
 
 .PHONY: bench
 bench: $(STAMP) ## benchmarks (figures and ratios, no timed asserts)

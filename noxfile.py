@@ -322,8 +322,9 @@ CLIENTS_ENV = {
     "HF_DATASETS_OFFLINE": "1",
     "INSPECT_DISPLAY": "none",
 }
-#: Installed editable next to each client: the gateway, and the reporter for per-case reports.
-CLIENTS_PACKAGES = ("packages/common", "packages/gateway-stub", "packages/reporter")
+#: Installed editable next to each client: the gateway, the reporter for per-case reports, and the review
+#: (its pytest plugin owns the root pyproject's evaljig_golden_* ini options, which --strict-config checks).
+CLIENTS_PACKAGES = ("packages/common", "packages/gateway-stub", "packages/reporter", "packages/review")
 
 
 def client_sections(text: str) -> dict[str, list[str]]:

@@ -46,6 +46,7 @@ PACKAGES = (
     "packages/config-service",
     "packages/fixture-builder",
     "packages/reporter",
+    "packages/review",
 )
 #: Bytecode at install time, as pip does: with PYTHONDONTWRITEBYTECODE set (as on these machines)
 #: every lighteval process would otherwise recompile torch, transformers and lighteval on import.

@@ -21,7 +21,7 @@ from ci import check_wheels
 ROOT = Path(__file__).resolve().parents[2]
 VERSION = (ROOT / "VERSION").read_text(encoding="utf-8").strip()
 MEMBERS = ("evaljig-common", "evaljig-corpus", "evaljig-gateway", "evaljig-config", "evaljig-fixtures")
-MEMBERS += ("evaljig-cases", "evaljig-report")
+MEMBERS += ("evaljig-cases", "evaljig-report", "evaljig-review")
 pytestmark = pytest.mark.dist
 
 

@@ -66,7 +66,7 @@ def test_usage_and_unknown_commands(capsys: pytest.CaptureFixture[str]) -> None:
     assert "init [ARGS...]" in capsys.readouterr().out
     assert main(["frobnicate"]) == 2
     assert capsys.readouterr().err == (
-        "evaljig: unknown command 'frobnicate' (known: init, version, gateway, config, corpus, fixtures, report);"
-        " evaljig --help\n"
+        "evaljig: unknown command 'frobnicate' (known: init, version, gateway, config, corpus, fixtures, report,"
+        " review); evaljig --help\n"
     )
     assert evaljig.main is main

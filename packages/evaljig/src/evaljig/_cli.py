@@ -24,6 +24,7 @@ MEMBERS = (
     "evaljig-fixtures",
     "evaljig-cases",
     "evaljig-report",
+    "evaljig-review",
 )
 #: ``evaljig <name> ...`` -> the console script it runs, and the distribution providing it.
 TOOLS = {
@@ -32,6 +33,7 @@ TOOLS = {
     "corpus": ("evaljig-corpus", "evaljig-corpus"),
     "fixtures": ("evaljig-fixtures", "evaljig-fixtures"),
     "report": ("evaljig-report", "evaljig-report"),
+    "review": ("evaljig-review", "evaljig-review"),
 }
 #: What ``evaljig[lighteval]`` adds that ``evaljig version`` reports on.
 LIGHTEVAL_EXTRA = ("lighteval", "torch")

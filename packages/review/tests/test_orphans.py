@@ -1,12 +1,9 @@
-"""Golden folders of deleted test modules: fail the run, deleted by ``--snapshot-update`` (pytester, real syrupy)."""
+"""Golden folders of deleted test modules (layout ``packages``, evaljig's own): fail the run, deleted by
+``--snapshot-update`` (pytester, real syrupy, the installed plugin and no conftest)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
 
 KEPT = """
 def test_shape(golden):
@@ -16,11 +13,13 @@ def test_shape(golden):
 
 @pytest.fixture
 def repo(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    """A workspace in miniature: the real root conftest, two packages, goldens used and orphaned."""
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # testkit, as the real workspace's pythonpath gives it
+    """A workspace in miniature: evaljig's golden settings, two packages, goldens used and orphaned."""
     monkeypatch.setenv("EVALJIG_REPORT", "0")  # no per-case reports of the inner runs
-    pytester.makefile(".ini", pytest="[pytest]\ntestpaths = packages tools\n")
-    (pytester.path / "conftest.py").write_text((ROOT / "conftest.py").read_text(encoding="utf-8"), encoding="utf-8")
+    pytester.makefile(
+        ".ini",
+        pytest="[pytest]\ntestpaths = packages tools\nevaljig_golden_layout = packages\n"
+        "evaljig_golden_update_command = make golden-update\n",
+    )
     files = {
         "packages/alpha/tests/test_kept.py": KEPT,
         "packages/beta/tests/test_beta.py": "def test_ok():\n    pass\n",

@@ -1,12 +1,23 @@
-"""Readable golden snapshots for every package, built on syrupy.
+"""Readable golden snapshots, built on syrupy: YAML for data, plain text for strings.
 
-Goldens live in ``golden/<package>/<test_module>/<test_name>.<ext>``: structured data is
-stored as YAML (``.yaml``) and strings as plain text (``.txt``) so that a reviewer reads a
-diff, not a serialisation format. One fixture, ``golden``, picks the format from the value.
+Goldens live in one folder of the repository (``golden/`` beside pytest's rootdir by default,
+ini option ``evaljig_golden_dir``), so that a reviewer reads a diff, not a serialisation format.
+Where a test module's goldens go is the *layout* (ini option ``evaljig_golden_layout``):
+
+``path`` (the default, for any repository)
+    ``<golden>/<test module's path from the rootdir, without .py>/<test>.<ext>``:
+    ``evals/tests/test_pipeline.py::test_config`` -> ``golden/evals/tests/test_pipeline/test_config.yaml``.
+``packages`` (a monorepo of ``packages/<pkg>/tests/``, evaljig's own)
+    ``<golden>/<pkg>/<test module>/<test>.<ext>``.
+
+syrupy serialises an extension by its class path (xdist workers send their reports to the
+controller that way), so the extensions are plain module-level classes and read the session's
+settings from :data:`SETTINGS`, which the plugin sets in every process at configure time.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +27,13 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from syrupy.location import PyTestLocation
 from syrupy.types import PropertyFilter, PropertyMatcher, SerializableData, SerializedData
 
+from evaljig_common import EvaljigError
+
 GOLDEN_DIRNAME = "golden"
+PACKAGES_DIRNAME = "packages"
+LAYOUTS = ("path", "packages")
+#: The folder syrupy is told about for a test file the layout cannot place; never created.
+_NOWHERE = "__no_goldens_here__"
 
 
 class _ReadableDumper(yaml.SafeDumper):
@@ -63,15 +80,48 @@ def dump_yaml(data: Any) -> str:
     )
 
 
-def golden_dir_for(test_file: Path) -> Path:
-    """``packages/<pkg>/tests/.../test_x.py`` -> ``golden/<pkg>/test_x``."""
-    parts = test_file.resolve().parts
-    try:
-        at = len(parts) - 1 - parts[::-1].index("packages")
-    except ValueError as exc:
-        raise ValueError(f"{test_file}: golden tests must live under packages/<pkg>/tests/") from exc
-    root = Path(*parts[:at])
-    return root / GOLDEN_DIRNAME / parts[at + 1] / test_file.stem
+class GoldenPlacementError(EvaljigError, ValueError):
+    """A test module the layout cannot give a golden folder (outside the rootdir, or outside ``packages/``)."""
+
+
+@dataclass(frozen=True)
+class GoldenSettings:
+    """Where goldens live for this session: ``root`` (pytest's rootdir), the golden folder and the layout."""
+
+    root: Path
+    golden: Path
+    layout: str = "path"
+    update_command: str = "pytest --snapshot-update"
+
+    def module_dir(self, test_file: Path) -> Path:
+        """The golden folder of one test module (``GoldenPlacementError`` when the layout has none for it)."""
+        resolved = test_file.resolve()
+        if self.layout == "packages":
+            parts = resolved.parts
+            try:
+                at = len(parts) - 1 - parts[::-1].index(PACKAGES_DIRNAME)
+            except ValueError as exc:
+                raise GoldenPlacementError(
+                    f"{test_file}: golden tests must live under {PACKAGES_DIRNAME}/<pkg>/tests/"
+                    " (evaljig_golden_layout = packages)"
+                ) from exc
+            return self.golden / parts[at + 1] / resolved.stem
+        try:
+            relative = resolved.relative_to(self.root.resolve())
+        except ValueError as exc:
+            raise GoldenPlacementError(f"{test_file}: golden tests must live under the rootdir {self.root}") from exc
+        return self.golden.joinpath(*relative.parent.parts, resolved.stem)
+
+
+#: This process's settings (the plugin sets them in ``pytest_configure``); the default serves a bare import.
+SETTINGS = GoldenSettings(root=Path.cwd(), golden=Path.cwd() / GOLDEN_DIRNAME)
+
+
+def configure(settings: GoldenSettings) -> GoldenSettings:
+    """Make ``settings`` this process's; returns the previous ones (restored at unconfigure)."""
+    global SETTINGS
+    previous, SETTINGS = SETTINGS, settings
+    return previous
 
 
 class _GoldenExtension(SingleFileSnapshotExtension):
@@ -79,15 +129,15 @@ class _GoldenExtension(SingleFileSnapshotExtension):
 
     @classmethod
     def dirname(cls, *, test_location: PyTestLocation) -> str:
-        """The test module's golden folder; a folder that never exists for a test file outside packages/.
+        """The test module's golden folder; a folder that never exists for a module the layout cannot place.
 
         syrupy asks this for every collected test file, golden user or not; raising here would end
         its report (silently, in an xdist worker). The ``golden`` fixture refuses such a file itself.
         """
         try:
-            return str(golden_dir_for(Path(test_location.filepath)))
-        except ValueError:
-            return str(Path(test_location.filepath).parent / "__no_goldens_outside_packages__")
+            return str(SETTINGS.module_dir(Path(test_location.filepath)))
+        except GoldenPlacementError:
+            return str(Path(test_location.filepath).parent / _NOWHERE)
 
 
 class YamlGolden(_GoldenExtension):
