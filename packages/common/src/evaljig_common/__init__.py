@@ -12,6 +12,7 @@ from evaljig_common._atomic import (
     write_text_atomic,
 )
 from evaljig_common._cli import one_line_errors
+from evaljig_common._contracts import CANONICAL_BASE_URL, SYSTEM_FINGERPRINT
 from evaljig_common._errors import EvaljigError
 from evaljig_common._json import MAX_JSON_DEPTH, StrictJSONError, loads_strict
 from evaljig_common._lock import exclusive_lock
@@ -20,9 +21,11 @@ from evaljig_common._records import RECORD_KEY, valid_text
 from evaljig_common._runid import claim_run, explicit_run_id, run_id, safe_segment
 
 __all__ = [
+    "CANONICAL_BASE_URL",
     "MAX_JSON_DEPTH",
     "OFFLINE_ENV",
     "RECORD_KEY",
+    "SYSTEM_FINGERPRINT",
     "TMP_SUFFIX",
     "EvaljigError",
     "StrictJSONError",

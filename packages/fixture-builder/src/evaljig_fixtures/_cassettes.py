@@ -17,9 +17,8 @@ from typing import Any
 import vcr
 from vcr.cassette import Cassette
 
-from evaljig_common import write_bytes_atomic
+from evaljig_common import CANONICAL_BASE_URL, write_bytes_atomic
 
-CANONICAL_BASE_URL = "http://127.0.0.1:8000/v1"
 KEPT_HEADERS = frozenset({"content-type"})
 MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")
 

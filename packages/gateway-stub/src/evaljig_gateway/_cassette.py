@@ -34,12 +34,10 @@ from urllib.parse import quote, quote_plus, urlsplit
 import orjson
 import yaml
 
-from evaljig_common import EvaljigError, write_bytes_atomic
+from evaljig_common import CANONICAL_BASE_URL, EvaljigError, write_bytes_atomic
 from evaljig_gateway._behaviours import base_model
 from evaljig_gateway._yaml_bounded import BoundedYAMLError, load_bounded
 
-#: Every recorded URI starts with this (the fixture builder's cassettes use the same placeholder).
-CANONICAL_BASE_URL = "http://127.0.0.1:8000/v1"
 #: A cassette larger than this is refused when read, and not written when recorded.
 DEFAULT_MAX_CASSETTE_BYTES = 256 * 1024 * 1024
 #: Top-level request fields left out of the match by default: they tag or shape the delivery of a
