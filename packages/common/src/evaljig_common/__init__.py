@@ -14,7 +14,7 @@ from evaljig_common._atomic import (
 from evaljig_common._cli import one_line_errors
 from evaljig_common._contracts import CANONICAL_BASE_URL, SYSTEM_FINGERPRINT
 from evaljig_common._errors import EvaljigError
-from evaljig_common._json import MAX_JSON_DEPTH, StrictJSONError, loads_strict
+from evaljig_common._json import MAX_INT_DIGITS, MAX_JSON_DEPTH, StrictJSONError, loads_strict
 from evaljig_common._lock import exclusive_lock
 from evaljig_common._offline import OFFLINE_ENV
 from evaljig_common._records import RECORD_KEY, valid_text
@@ -23,6 +23,7 @@ from evaljig_common._secrets import SecretHit, credential_values, find_secret, j
 
 __all__ = [
     "CANONICAL_BASE_URL",
+    "MAX_INT_DIGITS",
     "MAX_JSON_DEPTH",
     "OFFLINE_ENV",
     "RECORD_KEY",
