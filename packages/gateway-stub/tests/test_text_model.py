@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evaljig_gateway import Gateway, _content, _logprobs, _tokenizer
+from evaljig_gateway import Gateway, _content, _logprobs
 from evaljig_gateway._work import drain
 
 WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8)
@@ -108,6 +108,8 @@ def test_an_echoed_answer_scores_as_the_chat_answer(shared: tuple[Gateway, httpx
 
 @given(text=TEXT)
 def test_every_cut_is_the_one_tokenizer(text: str) -> None:
+    from evaljig_gateway import _tokenizer  # new module: the HTTP tests above run without it
+
     cut = _tokenizer.pieces(text)
     assert "".join(cut) == text
     assert _content.pieces(text) == _logprobs.text_pieces(text) == cut
@@ -116,6 +118,8 @@ def test_every_cut_is_the_one_tokenizer(text: str) -> None:
 
 
 def test_whitespace_goes_before_a_token_as_gpt2_cuts_it() -> None:
+    from evaljig_gateway import _tokenizer
+
     assert _tokenizer.pieces("Question: Who?\nAnswer: Paris  and London ") == [
         "Question", ":", " Who", "?", "\n", "Answer", ":", " Paris", " ", " and", " London", " ",
     ]  # fmt: skip
