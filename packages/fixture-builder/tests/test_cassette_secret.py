@@ -29,7 +29,7 @@ def record(cassette: Path, gw: Gateway, *, stream: bool) -> str:
     ("answer", "stream"),
     [
         (f"The key is {KEY}.", True),  # split across deltas: no event holds it whole
-        (base64.encodebytes(b"header: " * 9 + KEY.encode()).decode(), False),  # MIME base64, a break inside it
+        (base64.encodebytes(b"header: " * 5 + b"abcde" + KEY.encode()).decode(), False),  # MIME, a break inside it
         ("".join(f"%{b:02x}" for b in KEY.encode()), False),  # every byte percent-encoded, lower case
     ],
     ids=["split-deltas", "mime-base64", "percent-every-byte"],

@@ -41,7 +41,7 @@ def _leak(secret: str, how: str) -> tuple[str, bytes]:
     text = {
         "percent-lower": "".join(f"%{b:02x}" for b in secret.encode()),
         "percent-every-byte": "".join(f"%{b:02X}" for b in secret.encode()),
-        "mime-base64": base64.encodebytes(b"log line: " * 7 + secret.encode()).decode(),
+        "mime-base64": base64.encodebytes(b"log line: " * 4 + b"abcde" + secret.encode()).decode(),  # a break inside
     }[how]
     message = {"role": "assistant", "content": text}
     body = {"id": "c1", "object": "chat.completion", "model": "m", "choices": [
