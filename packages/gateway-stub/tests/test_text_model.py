@@ -124,3 +124,18 @@ def test_whitespace_goes_before_a_token_as_gpt2_cuts_it() -> None:
         "Question", ":", " Who", "?", "\n", "Answer", ":", " Paris", " ", " and", " London", " ",
     ]  # fmt: skip
     assert _content.truncate("Paris is large.", 2, []) == ("Paris is", "length")
+
+
+def test_a_hostile_run_is_cut_in_steps_one_character_per_token() -> None:
+    """A run of one class longer than 32 characters (no real word is one) is cut per character, and long
+    texts are cut in steps even without whitespace: tokenizing stays linear and yields often."""
+    from evaljig_gateway import _tokenizer
+
+    text = "x" * 100_000 + " y" + "!" * 30_000 + "a1" * 20_000 + "\n" * 5_000
+    cut = _tokenizer.pieces(text)
+    assert "".join(cut) == text
+    assert cut[:3] == ["x", "x", "x"]
+    assert drain(_tokenizer.pieces_work(text)) == cut
+    assert drain(_tokenizer.count_work(text)) == _tokenizer.count(text) == len(cut)
+    assert sum(1 for _ in _tokenizer.count_work(text)) >= len(text) // _tokenizer.TEXT_STEP - 4
+    assert _tokenizer.pieces("y" * 32) != ["y"] * 32  # up to 32 characters: merged as GPT-2 merges them

@@ -12,15 +12,17 @@ their bytes from the packaged vocabulary), merged as tiktoken merges them. The p
 r50k's pattern, with Python's ``re`` classes standing in for ``\\p{L}`` and ``\\p{N}`` (identical
 for the letters and decimal digits of ordinary text).
 
-A run of more than ``LONG_WORD`` characters without a break (no real text has one; a hostile
-prompt may) is cut into ``LONG_WORD``-character parts before merging, so tokenizing stays linear
-in the text.
+A run of more than ``LONG_WORD`` letters, digits or symbols without a break (no real word is one;
+a hostile prompt may be) is cut one character per token instead of merged, and long texts are cut
+in steps at places no pre-token spans (whitespace after a token, a letter or digit before a symbol,
+a change between letters and digits), so tokenizing any text costs linear time and yields often.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 
 from evaljig_gateway._token_ids import vocabulary_bytes
 from evaljig_gateway._work import Work
@@ -31,11 +33,19 @@ _PRE = re.compile(
     r"""'(?:[sdmt]|ll|ve|re)| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+""",
     re.UNICODE,
 )
-#: A non-space character with whitespace after it: no pre-token spans such a place.
-_TOKEN_END = re.compile(r"\S(?=\s)", re.UNICODE)
+#: Places no pre-token spans: whitespace after a non-space; a symbol after a letter or digit; a digit
+#: after a letter and a letter after a digit (a letter or digit run always ends there, and a match
+#: starts); and inside a run of one class longer than ``LONG_WORD`` on both sides (cut per character
+#: either way).
+_CUT = re.compile(
+    r"(?<=\S)(?=\s)|(?<=[^\W_])(?=[^\s\w]|_)|(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])"
+    r"|(?<=[^\W\d_]{35})(?=[^\W\d_]{34})|(?<=\d{35})(?=\d{34})|(?<=\s{35})(?=\s{34})"
+    r"|(?<=(?:[^\s\w]|_){35})(?=(?:[^\s\w]|_){34})",
+    re.UNICODE,
+)
 #: Characters cut into pieces between two yields (about a millisecond of ordinary text).
 TEXT_STEP = 4 * 1024
-#: Longer unbroken runs are merged in parts of this many characters (quadratic merging stays bounded).
+#: Longer unbroken runs are cut one character per token (merging is quadratic in a run's length).
 LONG_WORD = 32
 
 
@@ -44,9 +54,22 @@ def _ranks() -> dict[bytes, int]:
     return {piece: rank for rank, piece in enumerate(vocabulary_bytes())}
 
 
-@functools.lru_cache(maxsize=1 << 16)
+#: Pre-tokens already merged (most words of a text recur); emptied when it reaches ``CACHE_SIZE``.
+_CACHE: dict[str, tuple[str, ...]] = {}
+CACHE_SIZE = 1 << 16
+
+
 def _merge(word: str) -> tuple[str, ...]:
     """One pre-token as GPT-2 tokens (text pieces joining back to ``word``)."""
+    found = _CACHE.get(word)
+    if found is None:
+        if len(_CACHE) >= CACHE_SIZE:
+            _CACHE.clear()
+        found = _CACHE[word] = _bpe(word)
+    return found
+
+
+def _bpe(word: str) -> tuple[str, ...]:
     data = word.encode()
     ranks = _ranks()
     if data in ranks:
@@ -87,12 +110,23 @@ def _as_text(parts: list[bytes]) -> tuple[str, ...]:
 def _pieces_between(text: str, start: int, end: int) -> list[str]:
     out: list[str] = []
     for word in _PRE.findall(text, start, end):
-        if len(word) <= LONG_WORD:
-            out += _merge(word)
-        else:
-            for at in range(0, len(word), LONG_WORD):
-                out += _merge(word[at : at + LONG_WORD])
+        out += _merge(word) if len(word) <= LONG_WORD else word
     return out
+
+
+def _count_between(text: str, start: int, end: int) -> int:
+    return sum(len(_merge(word)) if len(word) <= LONG_WORD else len(word) for word in _PRE.findall(text, start, end))
+
+
+def _steps(text: str) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` spans of about ``TEXT_STEP`` characters, cut where no pre-token spans."""
+    start = 0
+    while start < len(text):
+        # at least LONG_WORD + 3 characters a step: a run cut inside stays longer than LONG_WORD on both sides
+        cut = _CUT.search(text, min(start + max(TEXT_STEP, LONG_WORD + 3), len(text)))
+        end = cut.start() if cut else len(text)
+        yield start, end
+        start = end
 
 
 def pieces(text: str) -> list[str]:
@@ -101,31 +135,24 @@ def pieces(text: str) -> list[str]:
 
 
 def pieces_work(text: str) -> Work[list[str]]:
-    """``pieces`` about ``TEXT_STEP`` characters per step, cut only where a pre-token cannot span."""
+    """``pieces`` about ``TEXT_STEP`` characters per step; the same pieces as one call."""
     out: list[str] = []
-    start = 0
-    while start < len(text):
-        cut = _TOKEN_END.search(text, min(start + TEXT_STEP, len(text)))
-        end = cut.start() + 1 if cut else len(text)
+    for start, end in _steps(text):
         out += _pieces_between(text, start, end)
-        start = end
         yield
     return out
 
 
 def count(text: str) -> int:
     """How many tokens ``text`` is (``usage``, ``max_tokens``, the limits)."""
-    return len(pieces(text))
+    return _count_between(text, 0, len(text))
 
 
 def count_work(text: str, stop_above: int | None = None) -> Work[int]:
     """``count`` in steps; with ``stop_above``, it ends at the first step past it (a lower bound then)."""
-    total = start = 0
-    while start < len(text):
-        cut = _TOKEN_END.search(text, min(start + TEXT_STEP, len(text)))
-        end = cut.start() + 1 if cut else len(text)
-        total += len(_pieces_between(text, start, end))
-        start = end
+    total = 0
+    for start, end in _steps(text):
+        total += _count_between(text, start, end)
         if stop_above is not None and total > stop_above:
             return total
         yield
