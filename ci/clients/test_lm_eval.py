@@ -1,7 +1,9 @@
 """lm-evaluation-harness: ``local-completions`` multiple choice scored by loglikelihood against the gateway.
 
 The task is defined in a temporary folder (``include_path``) over a local JSONL file; the tokenizer is
-GPT-2's, built offline (see ``gpt2.py``), and requests go as token ids (lm-eval's default). With the
+GPT-2's, built offline (see ``gpt2.py``), and requests go as token ids (lm-eval's default) or as
+strings (``tokenized_requests=False``: lm-eval then slices the echoed ``token_logprobs`` at the
+context's GPT-2 token count, which the gateway's tokenizer, GPT-2's, matches). With the
 answer key, every keyed choice must be the most likely one (accuracy 1.0) and the loglikelihoods must
 differ (a gateway scoring every choice 0.0 would pass ``acc`` by tie-breaking on the first choice).
 """
@@ -26,11 +28,6 @@ ROWS = [
     ("Which planet is the largest?", ["Mars", "Venus", "Jupiter", "Earth"], 2),
     ("What colour is the clear daytime sky?", ["green", "red", "yellow", "blue"], 3),
 ]
-#: The gateway bug ``tokenized_requests=False`` exposes (docs/ci.md#real-clients).
-STRING_PROMPT_BUG = (
-    "gateway: /v1/completions cuts a string prompt into words and punctuation, not GPT-2 tokens, while lm-eval"
-    " counts ctxlen in GPT-2 tokens, so token_logprobs[ctxlen:-1] scores the wrong tokens (acc 0.0)"
-)
 TASK = """task: evaljig_capitals
 dataset_path: json
 dataset_kwargs:
@@ -53,7 +50,7 @@ metric_list:
     "tokenized",
     [
         pytest.param(True, id="token-ids"),
-        pytest.param(False, id="strings", marks=pytest.mark.xfail(raises=AssertionError, reason=STRING_PROMPT_BUG)),
+        pytest.param(False, id="strings"),  # the gateway cuts text as GPT-2 does, so lm-eval's ctxlen slice fits
     ],
 )
 def test_multiple_choice_accuracy(tmp_path: Path, tokenized: bool) -> None:

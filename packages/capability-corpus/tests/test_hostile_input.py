@@ -56,7 +56,7 @@ def test_duplicate_keys_are_named_once_each(corpus_copy: Path) -> None:
     (corpus_copy / "chat" / "valid_baseline.json").write_text(baseline_with(payload), encoding="utf-8")
     with pytest.raises(FixtureError) as caught:
         load_capability_fixture_at(corpus_copy, "chat", "valid_baseline")
-    assert caught.value.problems == ("chat/valid_baseline.json: not valid JSON: duplicate key(s) 'k42', 'k7'",)
+    assert caught.value.problems == ("chat/valid_baseline.json: not valid JSON: duplicate keys 'k42', 'k7'",)
 
 
 @pytest.mark.parametrize("n", [1_000, 4_000])

@@ -43,7 +43,7 @@ def with_manifest(members: dict[str, bytes]) -> dict[str, bytes]:
     [
         ("answer_key.json", DEEP, f"answer_key.json: not valid UTF-8 JSON: nested deeper than {MAX_DEPTH} levels"),
         ("answer_key.json", f'{{"q": {HUGE_INT}}}', "answer_key.json: not valid UTF-8 JSON: integer with 5000 digits"),
-        ("answer_key.json", '{"q": "A", "q": "B"}', "answer_key.json: not valid UTF-8 JSON: duplicate key(s) 'q'"),
+        ("answer_key.json", '{"q": "A", "q": "B"}', "answer_key.json: not valid UTF-8 JSON: duplicate key 'q'"),
         ("test.jsonl", DEEP, f"test.jsonl: line 1: not valid JSON: nested deeper than {MAX_DEPTH} levels"),
         ("test.jsonl", f'{{"id": {HUGE_INT}}}', "test.jsonl: line 1: not valid JSON: integer with 5000 digits"),
     ],

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evaljig_gateway import Gateway, Limits, _completions, _content, _logprobs, _openai_api
+from evaljig_gateway import Gateway, Limits, _completions, _content, _logprobs, _openai_api, _tokenizer
 from evaljig_gateway._content import AnswerKey
 from evaljig_gateway._replies import CHUNK_BYTES, ArrayBody, Joined, Reply, dumps_work
 from evaljig_gateway._work import Work, drain
@@ -101,11 +101,12 @@ _text = st.text(alphabet=st.sampled_from(list("ab é1.,!?  \t\n\u00a0\u2003\u008
 @settings(max_examples=200, derandomize=True, database=None, deadline=None)
 @given(text=_text, step=st.integers(1, 16))
 def test_text_pieces_in_steps_are_the_pieces_of_one_call(text: str, step: int) -> None:
-    default, _logprobs.TEXT_STEP = _logprobs.TEXT_STEP, step  # cuts every few characters
+    default, _tokenizer.TEXT_STEP = _tokenizer.TEXT_STEP, step  # cuts every few characters
     try:
         assert drain(_logprobs.text_pieces_work(text)) == _logprobs.text_pieces(text)
+        assert drain(_content.count_tokens_work(text)) == len(_logprobs.text_pieces(text))
     finally:
-        _logprobs.TEXT_STEP = default
+        _tokenizer.TEXT_STEP = default
 
 
 def _steps(work: Work[Any]) -> int:
@@ -114,7 +115,7 @@ def _steps(work: Work[Any]) -> int:
 
 def test_a_long_text_is_cut_into_pieces_in_steps() -> None:
     text = "w " * 26_000  # the echo at the limit: 52,000 characters
-    assert _steps(_logprobs.text_pieces_work(text)) >= len(text) // _logprobs.TEXT_STEP
+    assert _steps(_logprobs.text_pieces_work(text)) >= len(text) // _tokenizer.TEXT_STEP
 
 
 def test_thousands_of_text_prompts_are_read_in_steps() -> None:

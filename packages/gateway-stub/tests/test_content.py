@@ -4,11 +4,12 @@ import math
 
 import pytest
 
-from evaljig_gateway import AnswerKey, _content
+from evaljig_gateway import AnswerKey, _content, _logprobs
 
 
-def test_tokenizer_splits_words_and_punctuation() -> None:
-    assert _content.tokenize("Hello, wörld! 42") == ["Hello", ",", "wörld", "!", "42"]
+def test_tokenizer_cuts_as_gpt2_with_whitespace_before_a_token() -> None:
+    assert _content.pieces("Hello, wörld! 42") == ["Hello", ",", " w", "ör", "ld", "!", " 42"]
+    assert _content.count_tokens("Hello, wörld! 42") == 7
 
 
 @pytest.mark.parametrize(
@@ -46,9 +47,9 @@ def test_embeddings_are_unit_vectors_and_stable() -> None:
 
 
 def test_logprobs_are_valid_and_ranked() -> None:
-    [entry] = _content.chat_logprobs(["Paris"], top=3)
-    assert entry["token"] == "Paris"
+    [entry] = _logprobs.chat_logprobs("The capital is", [" Paris"], 3, None)
+    assert entry["token"] == " Paris"
     assert -2.501 < entry["logprob"] <= 0
     lps = [alt["logprob"] for alt in entry["top_logprobs"]]
-    assert entry["top_logprobs"][0]["token"] == "Paris"
+    assert entry["top_logprobs"][0]["token"] == " Paris"
     assert lps == sorted(lps, reverse=True)

@@ -19,12 +19,12 @@ import tiktoken
 from tiktoken_ext.openai_public import r50k_pat_str
 
 from evaljig_gateway import Gateway
-from evaljig_gateway._token_ids import _vocabulary
+from evaljig_gateway._token_ids import vocabulary_bytes
 
 
 @functools.cache
 def gpt2() -> tiktoken.Encoding:
-    ranks = {token: rank for rank, token in enumerate(_vocabulary())}
+    ranks = {token: rank for rank, token in enumerate(vocabulary_bytes())}
     return tiktoken.Encoding("gpt2-ranks", pat_str=r50k_pat_str, mergeable_ranks=ranks, special_tokens={})
 
 
@@ -157,15 +157,21 @@ def parse_logprobs(out: dict[str, Any], ctxlens: list[int], drop_last: bool) -> 
     return res
 
 
-def multiple_choice(http: httpx.Client, *, max_tokens: int, batch: bool) -> list[list[tuple[float, bool]]]:
-    """Score every choice of every doc the way ``local-completions`` does; the scores per doc."""
+def multiple_choice(
+    http: httpx.Client, *, max_tokens: int, batch: bool, tokenized: bool = True
+) -> list[list[tuple[float, bool]]]:
+    """Score every choice of every doc the way ``local-completions`` does; the scores per doc.
+
+    ``tokenized=False`` is its ``tokenized_requests=False``: the ids are decoded back to a string
+    prompt, and the echoed ``token_logprobs`` are still sliced at the context's GPT-2 token count.
+    """
     requests = [(encode_pair(context, choice), d) for d, (context, choices, _) in enumerate(DOCS) for choice in choices]
     groups = [requests] if batch else [[r] for r in requests]  # batch_size=16 or lm_eval's default of 1
     scores: list[list[tuple[float, bool]]] = [[] for _ in DOCS]
     for group in groups:
         payload = {
             "model": "gpt-stub",
-            "prompt": [ctx + cont for (ctx, cont), _ in group],
+            "prompt": [ctx + cont if tokenized else gpt2().decode(ctx + cont) for (ctx, cont), _ in group],
             "temperature": 0,
             "max_tokens": max_tokens,
             "logprobs": 1,
@@ -184,10 +190,13 @@ def accuracy(scores: list[list[tuple[float, bool]]]) -> float:
     return sum(hits) / len(hits)
 
 
+@pytest.mark.parametrize("tokenized", [True, False], ids=["token-ids", "strings"])
 @pytest.mark.parametrize(("max_tokens", "batch"), [(1, False), (1, True), (0, False)])
-def test_lm_eval_multiple_choice_with_an_answer_key_picks_the_keyed_choice(max_tokens: int, batch: bool) -> None:
+def test_lm_eval_multiple_choice_with_an_answer_key_picks_the_keyed_choice(
+    max_tokens: int, batch: bool, tokenized: bool
+) -> None:
     with Gateway(answers=KEY) as gw, httpx.Client(base_url=gw.url, timeout=10) as http:
-        scores = multiple_choice(http, max_tokens=max_tokens, batch=batch)
+        scores = multiple_choice(http, max_tokens=max_tokens, batch=batch, tokenized=tokenized)
     assert accuracy(scores) == 1.0
     for doc_scores, (_, _, gold) in zip(scores, DOCS, strict=True):
         assert doc_scores[gold][1] is True  # the keyed choice is the greedy continuation
@@ -195,9 +204,30 @@ def test_lm_eval_multiple_choice_with_an_answer_key_picks_the_keyed_choice(max_t
         assert all(lp < 0 and math.isfinite(lp) for lp, _ in doc_scores)
 
 
-def test_lm_eval_multiple_choice_scores_are_deterministic_and_not_degenerate(http: httpx.Client) -> None:
-    first = multiple_choice(http, max_tokens=1, batch=False)
-    assert multiple_choice(http, max_tokens=1, batch=True) == first
+@pytest.mark.parametrize("tokenized", [True, False], ids=["token-ids", "strings"])
+def test_lm_eval_multiple_choice_scores_are_deterministic_and_not_degenerate(
+    http: httpx.Client, tokenized: bool
+) -> None:
+    first = multiple_choice(http, max_tokens=1, batch=False, tokenized=tokenized)
+    assert multiple_choice(http, max_tokens=1, batch=True, tokenized=tokenized) == first
+    assert multiple_choice(http, max_tokens=1, batch=False, tokenized=not tokenized) == first  # same text, same scores
     values = [lp for doc in first for lp, _ in doc]
     assert all(lp < 0 for lp in values)  # not the 0.0 a gateway without log-probabilities gives
     assert len(set(values)) == len(values)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Question: What is the capital of France?\nAnswer: Paris",
+        "The quick brown fox jumps over the lazy dog. It's 2024!\n\n  Indented — naïve café 日本語 🎉",
+        "def f(x):\n    return x**2  # squared\n",
+    ],
+)
+def test_a_string_prompt_is_cut_as_gpt2_cuts_it(http: httpx.Client, text: str) -> None:
+    ids = gpt2().encode(text)
+    as_text = complete(http, prompt=text, echo=True, max_tokens=0, logprobs=1)
+    as_ids = complete(http, prompt=ids, echo=True, max_tokens=0, logprobs=1)
+    assert as_text["choices"][0]["logprobs"] == as_ids["choices"][0]["logprobs"]
+    assert len(as_text["choices"][0]["logprobs"]["tokens"]) == len(ids)
+    assert as_text["usage"]["prompt_tokens"] == len(ids)

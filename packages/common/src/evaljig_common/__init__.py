@@ -12,30 +12,40 @@ from evaljig_common._atomic import (
     write_text_atomic,
 )
 from evaljig_common._cli import one_line_errors
+from evaljig_common._contracts import CANONICAL_BASE_URL, SYSTEM_FINGERPRINT
 from evaljig_common._errors import EvaljigError
-from evaljig_common._json import MAX_JSON_DEPTH, StrictJSONError, loads_strict
+from evaljig_common._json import MAX_INT_DIGITS, MAX_JSON_DEPTH, StrictJSONError, loads_strict
 from evaljig_common._lock import exclusive_lock
 from evaljig_common._offline import OFFLINE_ENV
 from evaljig_common._records import RECORD_KEY, valid_text
 from evaljig_common._runid import claim_run, explicit_run_id, run_id, safe_segment
+from evaljig_common._secrets import SecretHit, credential_values, find_secret, joined_streams, secret_spellings
 
 __all__ = [
+    "CANONICAL_BASE_URL",
+    "MAX_INT_DIGITS",
     "MAX_JSON_DEPTH",
     "OFFLINE_ENV",
     "RECORD_KEY",
+    "SYSTEM_FINGERPRINT",
     "TMP_SUFFIX",
     "EvaljigError",
+    "SecretHit",
     "StrictJSONError",
     "claim_run",
+    "credential_values",
     "exchange_paths",
     "exclusive_lock",
     "explicit_run_id",
+    "find_secret",
+    "joined_streams",
     "loads_strict",
     "one_line_errors",
     "open_atomic",
     "open_atomic_binary",
     "run_id",
     "safe_segment",
+    "secret_spellings",
     "valid_text",
     "write_bytes_atomic",
     "write_text_atomic",

@@ -1,17 +1,15 @@
 """Keep secrets out of what lighteval writes (its results JSON records the api_key in clear).
 
-A key lands in files in more than one spelling: raw, JSON-escaped (a key holding ``"`` or
-``\\`` is written as ``\\"`` / ``\\\\``, non-ASCII as ``\\uXXXX``) and URL-encoded (in a logged
-request URL). Every spelling is masked.
+A key lands in files in more than one spelling: raw, JSON-escaped, URL-encoded, base64... The
+spellings are evaljig-common's :func:`~evaljig_common.secret_spellings`, the same list the
+gateway's and the fixture builder's cassette scans look for; every one is masked.
 """
 
 from __future__ import annotations
 
-import json
-import urllib.parse
 from pathlib import Path
 
-from evaljig_common import write_bytes_atomic
+from evaljig_common import secret_spellings, write_bytes_atomic
 
 MIN_SECRET_LENGTH = 4
 
@@ -20,15 +18,7 @@ def secret_forms(secret: str) -> list[str]:
     """Every spelling of ``secret`` that may land in a file, longest first (so none is half-masked)."""
     if len(secret) < MIN_SECRET_LENGTH:
         raise ValueError(f"refusing to scrub a secret shorter than {MIN_SECRET_LENGTH} characters")
-    forms = {
-        secret,
-        json.dumps(secret)[1:-1],
-        json.dumps(secret, ensure_ascii=False)[1:-1],
-        urllib.parse.quote(secret, safe=""),
-        urllib.parse.quote(secret),
-        urllib.parse.quote_plus(secret),
-    }
-    return sorted(forms, key=lambda form: (-len(form), form))
+    return [text for _, text in secret_spellings(secret)]
 
 
 def scrub_text(text: str, secret: str) -> str:

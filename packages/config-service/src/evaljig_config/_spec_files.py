@@ -3,16 +3,17 @@
 Both parsers keep the last of two duplicate keys (a typo then wins quietly), recurse until
 ``RecursionError`` on deep nesting, and raise bare ``ValueError`` on integers over 4,300
 digits; each becomes a one-line :class:`ConfigError` naming the file, the field and the reason.
+JSON is read by evaljig-common's ``loads_strict`` (the verdicts every evaljig package gives).
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from evaljig_common import StrictJSONError, loads_strict
 from evaljig_config._errors import ConfigError
 
 #: A provider spec is a few hundred bytes; anything this big is not one.
@@ -25,15 +26,6 @@ class _DuplicateKeyError(Exception):
         super().__init__(key)
         self.key = key
         self.line = line
-
-
-def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _DuplicateKeyError(key, None)
-        result[key] = value
-    return result
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -56,7 +48,12 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 
 def _parse(path: Path, text: str) -> Any:
     if path.suffix == ".json":
-        return json.loads(text, object_pairs_hook=_unique_pairs)
+        try:
+            return loads_strict(text)  # evaljig-common's one strict reader
+        except StrictJSONError as exc:
+            if exc.key is not None:
+                raise _DuplicateKeyError(exc.key, None) from None
+            raise ValueError(f"{exc.reason}{exc.where}") from None
     return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader subclass
 
 

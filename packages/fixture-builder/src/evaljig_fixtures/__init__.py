@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from evaljig_common import CANONICAL_BASE_URL  # the one placeholder, re-exported
 from evaljig_fixtures._errors import BuildError, DatasetPackageError, EvaljigFixturesError
 
 if TYPE_CHECKING:  # imported on first use: the LEV pytest plugin imports this package into every session
@@ -18,7 +19,7 @@ if TYPE_CHECKING:  # imported on first use: the LEV pytest plugin imports this p
         dataset_package_builder,
         provider_builder,
     )
-    from evaljig_fixtures._cassettes import CANONICAL_BASE_URL, recording, replaying
+    from evaljig_fixtures._cassettes import recording, replaying
     from evaljig_fixtures._datasets import (
         DatasetPackage,
         dataset_manifest_schema,
@@ -66,7 +67,7 @@ __all__ = [
 
 #: Public name -> the module that defines it, imported on first use (vcrpy, httpx, litellm stay unloaded).
 _LAZY = {
-    **dict.fromkeys(("CANONICAL_BASE_URL", "recording", "replaying"), "evaljig_fixtures._cassettes"),
+    **dict.fromkeys(("recording", "replaying"), "evaljig_fixtures._cassettes"),
     **dict.fromkeys(
         (
             "DatasetPackage",

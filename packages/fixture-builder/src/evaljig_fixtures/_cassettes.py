@@ -2,7 +2,8 @@
 
 Recorded against an ephemeral gateway, so the live ``http://127.0.0.1:<port>/v1`` is rewritten
 to :data:`CANONICAL_BASE_URL` (the provider fixture's placeholder) and every header except
-``content-type`` is dropped: no auth header, no SDK/platform headers that vary by machine.
+``content-type`` is dropped: no auth header, no SDK/platform headers that vary by machine. The
+key is looked for in every spelling (evaljig-common's ``find_secret``) before anything is written.
 Replays match on method, URL and body, so a request that changes by one byte fails loudly.
 """
 
@@ -15,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import vcr
+import yaml
 from vcr.cassette import Cassette
 
-from evaljig_common import write_bytes_atomic
+from evaljig_common import CANONICAL_BASE_URL, SecretHit, find_secret, write_bytes_atomic
 
-CANONICAL_BASE_URL = "http://127.0.0.1:8000/v1"
 KEPT_HEADERS = frozenset({"content-type"})
 MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")
 
@@ -57,9 +58,26 @@ def recording(path: Path, live_base_url: str, *, secret: str) -> Iterator[Casset
         with _recording_vcr(live_base_url).use_cassette(str(scratch)) as cassette:
             yield cassette
         data = scratch.read_bytes()
-    if secret.encode() in data:
-        raise RuntimeError(f"{path}: refusing to write a cassette that contains the api key")
+    hit = _find_key(data, secret)
+    if hit is not None:
+        raise RuntimeError(f"{path}: refusing to write a cassette that contains the api key ({hit.form}, {hit.where})")
     write_bytes_atomic(path, data)
+
+
+def _find_key(data: bytes, secret: str) -> SecretHit | None:
+    """The key in any spelling (evaljig-common's ``find_secret``), in the file and in each body as vcrpy
+    stored it: its YAML folds long lines, so a streamed body's events are read from the parsed value."""
+    secrets = {"the api key": secret}
+    hit = find_secret(data, secrets)
+    if hit is not None:
+        return hit
+    document = yaml.safe_load(data) or {}
+    for interaction in document.get("interactions") or []:
+        for part in (interaction.get("request") or {}, (interaction.get("response") or {}).get("body") or {}):
+            body = part.get("body") if "body" in part else part.get("string")
+            if isinstance(body, bytes | str) and (hit := find_secret(body, secrets)) is not None:
+                return hit
+    return None
 
 
 def replaying(path: Path) -> contextlib.AbstractContextManager[Cassette]:

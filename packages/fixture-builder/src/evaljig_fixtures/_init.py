@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evaljig_common import CANONICAL_BASE_URL
 from evaljig_config import ConfigError, lighteval_available, parse_provider_spec
 from evaljig_fixtures._datasets.source import load_dataset_source
 from evaljig_fixtures._datasets.team import dataset_source, read_rows_jsonl
@@ -126,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _spec(options: Options) -> dict[str, Any]:
     return {
         "name": options.provider,
-        "base_url": "http://127.0.0.1:8000/v1",
+        "base_url": CANONICAL_BASE_URL,
         "model": options.model,
         "api_key_env": options.api_key_env,
     }

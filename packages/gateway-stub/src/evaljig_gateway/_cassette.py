@@ -19,7 +19,6 @@ This module does no network I/O and knows nothing of the server.
 
 from __future__ import annotations
 
-import base64
 import json
 import math
 import os
@@ -29,17 +28,15 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, quote_plus, urlsplit
+from urllib.parse import urlsplit
 
 import orjson
 import yaml
 
-from evaljig_common import EvaljigError, write_bytes_atomic
+from evaljig_common import CANONICAL_BASE_URL, EvaljigError, find_secret, write_bytes_atomic
 from evaljig_gateway._behaviours import base_model
 from evaljig_gateway._yaml_bounded import BoundedYAMLError, load_bounded
 
-#: Every recorded URI starts with this (the fixture builder's cassettes use the same placeholder).
-CANONICAL_BASE_URL = "http://127.0.0.1:8000/v1"
 #: A cassette larger than this is refused when read, and not written when recorded.
 DEFAULT_MAX_CASSETTE_BYTES = 256 * 1024 * 1024
 #: Top-level request fields left out of the match by default: they tag or shape the delivery of a
@@ -375,36 +372,14 @@ def _secret_field(value: Any) -> str | None:
 
 
 def scan_secrets(path: Path | str, data: bytes, secrets: Secrets) -> None:
-    """Refuse ``data`` if any secret value is in it: raw, JSON-escaped, URL-encoded or base64 (any alignment,
-    standard or URL-safe alphabet, so ``Basic user:key`` too). The error names the secret and the line."""
-    for label, value in secrets.values.items():
-        for form, needle in secret_forms(value):
-            at = data.find(needle)
-            if at >= 0:
-                line = data.count(b"\n", 0, at) + 1
-                raise CassetteError(
-                    f"{path}: refusing to write the cassette: line {line} holds {label} ({form}); nothing was written"
-                )
-
-
-def secret_forms(value: str) -> list[tuple[str, bytes]]:
-    """The byte strings that give ``value`` away, each with the name of its form."""
-    raw = value.encode()
-    forms = [
-        ("as is", raw),
-        ("JSON-escaped", json.dumps(value)[1:-1].encode()),
-        ("URL-encoded", quote(value, safe="").encode()),
-        ("URL-encoded", quote_plus(value, safe="").encode()),
-    ]
-    for offset in range(3):  # the characters that encode only the value's bits, whatever precedes it
-        encoded = base64.b64encode(b"\0" * offset + raw)
-        start, end = -(-offset * 8 // 6), (offset + len(raw)) * 8 // 6
-        core = encoded[start:end]
-        if len(core) >= 8:
-            forms.append(("base64", core))
-            forms.append(("base64 (URL-safe)", core.translate(bytes.maketrans(b"+/", b"-_"))))
-    seen: set[bytes] = set()
-    return [(form, needle) for form, needle in forms if not (needle in seen or seen.add(needle))]  # type: ignore[func-returns-value]
+    """Refuse ``data`` if any secret value is in it, in any spelling ``evaljig_common.find_secret`` knows (raw,
+    JSON- or URL-encoded, base64 at any alignment and wrapped, and split across a streamed answer's deltas).
+    The error names the secret (never its value), the spelling and the line."""
+    hit = find_secret(data, secrets.values)
+    if hit is not None:
+        raise CassetteError(
+            f"{path}: refusing to write the cassette: {hit.where} holds {hit.label} ({hit.form}); nothing was written"
+        )
 
 
 # --- reading --------------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from evaljig_common import SYSTEM_FINGERPRINT
 from evaljig_gateway import _content, _logprobs, _token_ids, _validation
 from evaljig_gateway._errors import invalid, missing
 from evaljig_gateway._limits import check_echo_work, check_product
@@ -23,7 +24,6 @@ from evaljig_gateway._work import Work
 if TYPE_CHECKING:
     from evaljig_gateway._openai_api import Request
 
-SYSTEM_FINGERPRINT = "fp_evaljig"
 #: OpenAI's default ``max_tokens`` for the legacy endpoint.
 DEFAULT_MAX_TOKENS = 16
 _PROMPT_FORMS = "must be a string, an array of strings, an array of token ids, or an array of token-id arrays"

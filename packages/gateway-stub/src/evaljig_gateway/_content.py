@@ -1,30 +1,28 @@
 """Deterministic content: every value is a pure function of the request.
 
 Ids and timestamps come from a digest of the request bytes, answers from the prompt (or a
-loaded answer key), token counts from a simple word/punctuation tokenizer, log-probabilities
-and embedding vectors from seeded hashes. Nothing reads a clock or a random source.
+loaded answer key), token counts and stream pieces from the gateway's one tokenizer (GPT-2's,
+``_tokenizer``), embedding vectors from seeded hashes (log-probabilities are ``_logprobs``).
+Nothing reads a clock or a random source.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-import itertools
 import math
 import random
 import re
 import struct
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
+from evaljig_gateway import _tokenizer
 from evaljig_gateway._script import Turn, parse_script
 from evaljig_gateway._work import Work, drain
 
-TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 _SPACES = re.compile(r"\s+")
-_SPACE = re.compile(r"\s")
-#: Characters tokenized, values generated or tokens scored between two yields (about a millisecond).
-TEXT_STEP = 4 * 1024
+#: Values generated between two yields (about a millisecond).
 VALUE_STEP = 256
 #: 2023-11-14T22:13:20Z: ``created`` values are offsets from here, so they look plausible.
 CREATED_BASE = 1_700_000_000
@@ -58,43 +56,26 @@ _VOCABULARY = (
 )
 
 
-def tokenize(text: str) -> list[str]:
-    """Split text into word and punctuation tokens (stable across Python versions)."""
-    return TOKEN.findall(text)
-
-
 def count_tokens(text: str) -> int:
-    return len(TOKEN.findall(text))
+    """Tokens in ``text`` by the gateway's one tokenizer (``usage``, ``max_tokens``)."""
+    return _tokenizer.count(text)
 
 
 def count_tokens_work(text: str, stop_above: int | None = None) -> Work[int]:
-    """``count_tokens`` in steps of about ``TEXT_STEP`` characters, cut at whitespace (no token spans one).
+    """``count_tokens`` in steps of about ``_tokenizer.TEXT_STEP`` characters, cut where no token spans.
 
     With ``stop_above``, counting ends at the first step past it (the count returned is then only a
     lower bound above ``stop_above``): a limit check never counts a hostile text in full.
     """
-    total = start = 0
-    while start < len(text):
-        cut = _SPACE.search(text, min(start + TEXT_STEP, len(text)))
-        end = cut.start() if cut else len(text)
-        total += len(TOKEN.findall(text, start, end))
-        start = end + 1 if cut else end
-        if stop_above is not None and total > stop_above:
-            return total
-        yield
-    return total
+    return _tokenizer.count_work(text, stop_above)
 
 
 def pieces(text: str) -> list[str]:
-    """One piece per token, with the whitespace around it, so the pieces join back to exactly ``text``.
+    """One piece per token, whitespace before it (GPT-2's cut), so the pieces join back to exactly ``text``.
 
     Stream deltas and chat log-probability tokens use them: clients concatenate both into the answer.
     """
-    spans = [m.start() for m in TOKEN.finditer(text)]
-    if not spans:
-        return [text] if text else []
-    cuts = [0, *spans[1:], len(text)]
-    return [text[a:b] for a, b in itertools.pairwise(cuts) if b > a]
+    return _tokenizer.pieces(text)
 
 
 def digest(data: bytes) -> str:
@@ -181,55 +162,10 @@ def truncate(text: str, max_tokens: int | None, stop: list[str]) -> tuple[str, s
         if marker and marker in text:
             text = text[: text.index(marker)]
     if max_tokens is not None:
-        spans = [m.span() for m in TOKEN.finditer(text)]
-        if len(spans) > max_tokens:
-            return text[: spans[max_tokens - 1][1]] if max_tokens else "", "length"
+        cut = _tokenizer.pieces(text)
+        if len(cut) > max_tokens:
+            return "".join(cut[:max_tokens]), "length"
     return text, "stop"
-
-
-def _unit(seed: str) -> float:
-    """A stable float in [0, 1) from a string."""
-    return int.from_bytes(hashlib.blake2b(seed.encode(), digest_size=8).digest(), "big") / 2**64
-
-
-def token_logprob(token: str, position: int) -> float:
-    """A deterministic log-probability in (-2.5, -0.001]."""
-    return -round(0.001 + 2.5 * _unit(f"{position}\x00{token}"), 6)
-
-
-def alternatives(token: str, position: int, count: int) -> list[tuple[str, float]]:
-    """The chosen token first, then ``count - 1`` less likely alternatives."""
-    best = token_logprob(token, position)
-    out = [(token, best)]
-    for rank in range(1, count):
-        word = _VOCABULARY[int(_unit(f"alt{rank}\x00{position}\x00{token}") * len(_VOCABULARY))]
-        out.append((f"{word}{rank}", round(best - rank * 0.75 - _unit(f"{rank}{token}") * 0.5, 6)))
-    return out
-
-
-def chat_logprobs(tokens: Iterable[str], top: int) -> list[dict[str, Any]]:
-    """``choices[].logprobs.content`` for the chat API: exactly ``top`` alternatives per token, as OpenAI sends."""
-    return drain(chat_logprobs_work(tokens, top))
-
-
-def chat_logprobs_work(tokens: Iterable[str], top: int) -> Work[list[dict[str, Any]]]:
-    """``chat_logprobs`` yielding after each token that has alternatives (twenty take about 0.1 ms)."""
-    out: list[dict[str, Any]] = []
-    for i, tok in enumerate(tokens):
-        out.append(
-            {
-                "token": tok,
-                "logprob": token_logprob(tok, i),
-                "bytes": list(tok.encode()),
-                "top_logprobs": [
-                    {"token": alt, "logprob": lp, "bytes": list(alt.encode())}
-                    for alt, lp in (alternatives(tok, i, top) if top else [])
-                ],
-            }
-        )
-        if top:
-            yield
-    return out
 
 
 def embedding(model: str, item: Any, dimensions: int) -> list[float]:

@@ -1,4 +1,4 @@
-"""The gateway's language model for the legacy completions API: a log-probability per token in context.
+"""The gateway's one language model: a log-probability per token in context, for chat and completions.
 
 A token's log-probability is a pure function of the text before it and of the token itself, the
 same whether the token is echoed from the prompt or generated, so loglikelihood scoring (echo +
@@ -11,8 +11,12 @@ same whether the token is echoed from the prompt or generated, so loglikelihood 
   below -6 and names the expected piece as the more likely alternative. So a multiple-choice
   eval scores the keyed choice highest (``is_greedy`` true), and the other choices lower.
 
-The first token of a text has no context: its ``token_logprobs`` and ``top_logprobs`` are null,
-as OpenAI answers for an echoed prompt.
+Tokens are the gateway's one tokenizer's (``_tokenizer``, GPT-2's: whitespace before a token).
+Chat's ``logprobs.content`` and completions' ``logprobs`` are the same function of the same text:
+the prompt (chat: its messages' text joined by newlines) followed by the answer. The first token
+of a completions text has no context: its ``token_logprobs`` and ``top_logprobs`` are null, as
+OpenAI answers for an echoed prompt; chat never echoes, and an answer to an empty prompt gets
+the value for an empty context.
 """
 
 from __future__ import annotations
@@ -24,43 +28,24 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from evaljig_gateway._work import Work
+from evaljig_gateway import _tokenizer
+from evaljig_gateway._work import Work, drain
 
 #: Characters of context the plain (unkeyed) model looks at: it is an n-gram model over characters.
 WINDOW = 32
 #: Tokens scored between two yields.
 TOKEN_STEP = 128
-_PIECE = re.compile(r"\s*(?:\w+|[^\w\s])|\s+", re.UNICODE)
-#: A token's last character with whitespace after it: ``text_pieces_work`` cuts right after it.
-_TOKEN_END = re.compile(r"\S(?=\s)", re.UNICODE)
-#: Characters cut into pieces between two yields.
-TEXT_STEP = 4 * 1024
 _ALTERNATIVES = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel")
 
 
 def text_pieces(text: str) -> list[str]:
-    """Word and punctuation tokens, each carrying the whitespace before it (as GPT tokenizers do).
-
-    ``"".join(text_pieces(t)) == t`` always; trailing whitespace is a piece of its own.
-    """
-    return _PIECE.findall(text)
+    """``text`` cut by the gateway's one tokenizer (whitespace before each token); the pieces join to ``text``."""
+    return _tokenizer.pieces(text)
 
 
 def text_pieces_work(text: str) -> Work[list[str]]:
-    """``text_pieces`` about ``TEXT_STEP`` characters per step, cut where whitespace follows a token.
-
-    A piece is whitespace then a token, so a cut just before such whitespace is where a piece
-    ends anyway: the pieces are the same as ``text_pieces`` finds in one call.
-    """
-    out: list[str] = []
-    start = 0
-    while start < len(text):
-        cut = _TOKEN_END.search(text, min(start + TEXT_STEP, len(text)))
-        end = cut.start() + 1 if cut else len(text)
-        out += _PIECE.findall(text, start, end)
-        start = end
-        yield
-    return out
+    """``text_pieces`` in steps of about ``_tokenizer.TEXT_STEP`` characters."""
+    return _tokenizer.pieces_work(text)
 
 
 def _unit(seed: str) -> float:
@@ -82,7 +67,8 @@ class KeyedText:
     def __init__(self, text: str, answers: Iterable[tuple[str, str]]) -> None:
         normalized = " ".join(text.split())
         found: list[tuple[int, int, str]] = []
-        for question, answer in answers:
+        for question, said in answers:
+            answer = said.lstrip()  # whitespace before an answer is the separator, not what is expected
             if not answer or question not in normalized:
                 continue  # the cheap test first: most keys have nothing in a given prompt
             pattern = re.compile(r"\s+".join(re.escape(word) for word in question.split(" ")))
@@ -205,12 +191,15 @@ def score_pieces_work(
     top: int,
     keyed: KeyedText | None,
     cache: dict[tuple[str, str], float] | None = None,
+    *,
+    null_first: bool = True,
 ) -> Work[Scored]:
     """Score ``pieces``, which are ``text[start:]`` cut into tokens; the context of each is ``text`` before it.
 
     ``text_offset`` is each token's position in ``text``. The token at position 0 of ``text``
-    has no context: null log-probability and alternatives. ``cache`` keeps plain-model values
-    by (window, token) across calls: the choices of a multiple-choice request share their context.
+    has no context: null log-probability and alternatives (unless ``null_first`` is false: chat).
+    ``cache`` keeps plain-model values by (window, token) across calls: the
+    choices of a multiple-choice request share their context.
     """
     plain_until = keyed.first_end if keyed else len(text) + 1
     cache = {} if cache is None else cache
@@ -220,7 +209,7 @@ def score_pieces_work(
     for i, piece in enumerate(pieces):
         out.tokens.append(piece)
         out.text_offset.append(at)
-        if at == 0:
+        if at == 0 and null_first:
             out.token_logprobs.append(None)
             out.top_logprobs.append(None)
         else:
@@ -236,6 +225,41 @@ def score_pieces_work(
             simple = better is None and count == 1  # the common scoring request (logprobs: 1): no alternatives to draw
             out.top_logprobs.append({piece: logprob} if simple else _top(piece, logprob, better, window, count))
         at += len(piece)
+        if i % TOKEN_STEP == TOKEN_STEP - 1:
+            yield
+    return out
+
+
+def chat_logprobs(context: str, tokens: list[str], top: int, keyed: KeyedText | None) -> list[dict[str, Any]]:
+    """``chat_logprobs_work`` at once."""
+    return drain(chat_logprobs_work(context, tokens, top, keyed))
+
+
+def chat_logprobs_work(
+    context: str, tokens: list[str], top: int, keyed: KeyedText | None
+) -> Work[list[dict[str, Any]]]:
+    """``choices[].logprobs.content`` for an answer cut into ``tokens`` after ``context`` (the prompt's text).
+
+    The values are :func:`score_pieces_work`'s for ``context + answer`` from ``len(context)`` on: the
+    same a completions request with that prompt gives its completion. Exactly ``top`` alternatives
+    per token, most likely first, as OpenAI sends them.
+    """
+    text = context + "".join(tokens)
+    scored = yield from score_pieces_work(text, tokens, len(context), top, keyed, null_first=False)
+    out: list[dict[str, Any]] = []
+    for i, (token, logprob) in enumerate(zip(scored.tokens, scored.token_logprobs, strict=True)):
+        alternatives = scored.top_logprobs[i] or {} if top else {}
+        out.append(
+            {
+                "token": token,
+                "logprob": logprob,
+                "bytes": list(token.encode()),
+                "top_logprobs": [
+                    {"token": alt, "logprob": value, "bytes": list(alt.encode())}
+                    for alt, value in sorted(alternatives.items(), key=lambda item: -item[1])
+                ],
+            }
+        )
         if i % TOKEN_STEP == TOKEN_STEP - 1:
             yield
     return out

@@ -7,14 +7,23 @@ from typing import Any
 
 import orjson
 
-from evaljig_gateway import _assistant, _completions, _content, _responses, _structured, _tool_choice, _validation
+from evaljig_common import SYSTEM_FINGERPRINT
+from evaljig_gateway import (
+    _assistant,
+    _completions,
+    _content,
+    _logprobs,
+    _responses,
+    _structured,
+    _tool_choice,
+    _validation,
+)
 from evaljig_gateway._behaviours import BEHAVIOUR_TABLE
 from evaljig_gateway._errors import invalid, missing
 from evaljig_gateway._limits import Limits, OutputBudget, check_product
 from evaljig_gateway._replies import ArrayBody, Reply, json_reply, sse_reply_work
 from evaljig_gateway._work import Work
 
-SYSTEM_FINGERPRINT = "fp_evaljig"
 DEFAULT_EMBEDDING_DIMENSIONS = 1536
 MAX_EMBEDDING_DIMENSIONS = 8192
 MODELS_OWNER = "evaljig"
@@ -121,7 +130,8 @@ def chat_completions(req: Request) -> Work[Reply]:
         completion_tokens += _content.count_tokens(text)
         logprobs = None
         if want_logprobs:
-            content = yield from _content.chat_logprobs_work(_content.pieces(text), top or 0)
+            keyed = _logprobs.KeyedText(prompt, req.answers.items()) if len(req.answers) else None
+            content = yield from _logprobs.chat_logprobs_work(prompt, _content.pieces(text), top or 0, keyed)
             logprobs = {"content": content, "refusal": None}
         message = {"role": "assistant", "content": text, "refusal": None, "annotations": []}
         choices.append({"index": index, "message": message, "logprobs": logprobs, "finish_reason": finish})

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from evaljig_common import credential_values
 from evaljig_gateway._cassette import (
     DEFAULT_MAX_CASSETTE_BYTES,
     SSE_TYPE,
@@ -112,10 +113,9 @@ class Recorder:
         for name, value in headers:
             name = name.lower()
             if name in _CREDENTIAL_HEADERS:
-                credential = value.decode("latin-1").strip()
-                credential = credential.removeprefix("Bearer ").removeprefix("bearer ").strip()
-                if len(credential) >= MIN_SECRET_CHARS:
-                    self._client_credentials.add(credential)
+                for credential in credential_values(value.decode("latin-1")):  # BEARER, Token, Basic...
+                    if len(credential) >= MIN_SECRET_CHARS:
+                        self._client_credentials.add(credential)
             elif name in _FORWARDED_HEADERS:
                 sent[name] = value
         if self._key is not None:

@@ -28,7 +28,7 @@ MAX_TOKEN_ID = 2**31 - 1
 
 
 @functools.cache
-def _vocabulary() -> tuple[bytes, ...]:
+def vocabulary_bytes() -> tuple[bytes, ...]:
     """The bytes of GPT-2 ids 0..50255: the file is (length byte, bytes) per id, in id order."""
     raw = lzma.decompress(resources.files("evaljig_gateway").joinpath("gpt2_vocab.bin.xz").read_bytes())
     out: list[bytes] = []
@@ -60,7 +60,7 @@ def check_ids(value: object, param: str) -> list[int]:
 
 def decode_pieces(ids: list[int]) -> list[str]:
     """One text piece per id; they join to the decoded text (invalid UTF-8 becomes U+FFFD)."""
-    vocabulary = _vocabulary()
+    vocabulary = vocabulary_bytes()
     chunks = [_id_bytes(token, vocabulary) for token in ids]
     try:  # the common case: every id is whole UTF-8 on its own
         return [chunk.decode("utf-8") for chunk in chunks]

@@ -7,10 +7,10 @@ well-shaped text. The instance is judged by ``jsonschema`` (``$ref``/``$defs``, 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from evaljig_common import StrictJSONError, loads_strict
 from evaljig_corpus._checks import Checker
 from evaljig_corpus._conformance.shared import check_choices, check_head, request_body
 from evaljig_corpus._conformance.tools import schema_problems
@@ -78,13 +78,10 @@ def _content_json(check: Checker, data: dict[str, Any], kind: type) -> Any:
     check.equal(message.get("role"), "assistant", "choices[0].message.role")
     text = check.string(message.get("content"), "choices[0].message.content", non_empty=True)
     try:
-        value = json.loads(text, parse_constant=_not_json)
-    except (ValueError, RecursionError) as exc:
-        check.fail("choices[0].message.content", f"must be JSON, got unparsable text ({exc}): {text[:_EXCERPT]!r}")
+        value = loads_strict(text)  # the one strict reader: NaN, duplicate keys and deep nesting refused
+    except StrictJSONError as exc:
+        reason = f"{exc.reason}{exc.where}"
+        check.fail("choices[0].message.content", f"must be JSON, got unparsable text ({reason}): {text[:_EXCERPT]!r}")
     if not isinstance(value, kind):
         check.fail("choices[0].message.content", f"must be a JSON object, got {text[:_EXCERPT]!r}")
     return value
-
-
-def _not_json(token: str) -> Any:
-    raise ValueError(f"{token} is not JSON")

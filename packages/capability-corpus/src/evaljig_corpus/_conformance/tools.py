@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from evaljig_common import StrictJSONError, loads_strict
 from evaljig_corpus._checks import Checker
 from evaljig_corpus._conformance.shared import check_choices, check_head, request_body
 from evaljig_corpus._transport import DEFAULT_TIMEOUT, Target, client_for, post_json
@@ -64,15 +64,12 @@ def check_tool_calls(
 
 
 def _parse_arguments(check: Checker, text: str, where: str) -> Any:
-    """Strict JSON: Python's parser also takes NaN and Infinity, which no other JSON parser does."""
+    """Strict JSON (evaljig-common's one reader): Python's parser also takes NaN, Infinity and repeated keys."""
     try:
-        return json.loads(text, parse_constant=_not_json)
-    except (ValueError, RecursionError) as exc:  # RecursionError: nested deeper than Python's parser goes
-        check.fail(where, f"must be a JSON object, got unparsable text ({exc}): {text[:_EXCERPT]!r}")
-
-
-def _not_json(token: str) -> Any:
-    raise ValueError(f"{token} is not JSON")
+        return loads_strict(text)
+    except StrictJSONError as exc:
+        reason = f"{exc.reason}{exc.where}"
+        check.fail(where, f"must be a JSON object, got unparsable text ({reason}): {text[:_EXCERPT]!r}")
 
 
 def _offered(tools: Sequence[Mapping[str, Any]] | None) -> dict[str, Mapping[str, Any]]:

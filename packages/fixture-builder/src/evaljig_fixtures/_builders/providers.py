@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from evaljig_common import CANONICAL_BASE_URL
 from evaljig_config import ConfigError, parse_provider_spec
 from evaljig_fixtures._datasets.manifest import canonical_json
 from evaljig_fixtures._errors import BuildError
@@ -12,7 +13,7 @@ from evaljig_fixtures._regen.builder import Builder, write_output
 from evaljig_fixtures._regen.context import BuildContext
 
 FAKE_OPENAI = "providers/fake-openai.json"
-PLACEHOLDER_BASE_URL = "http://127.0.0.1:8000/v1"
+PLACEHOLDER_BASE_URL = CANONICAL_BASE_URL
 """Tests rewrite it with ``spec.with_base_url(gateway.base_url)``; nothing listens here."""
 
 

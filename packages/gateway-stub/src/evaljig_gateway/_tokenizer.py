@@ -1,0 +1,159 @@
+"""The gateway's one tokenizer: GPT-2's byte-level BPE, offline, for every endpoint.
+
+Chat deltas and ``logprobs``, completions' echo and ``logprobs``, ``usage`` counts, ``max_tokens``
+and the limits all cut text here, so the same text gives the same tokens everywhere. GPT-2's is
+the tokenizer clients assume when they do not know the model's (lm-eval's ``local-completions``
+counts a context's tokens with it and slices the echoed ``token_logprobs`` at that count), so a
+text prompt is cut where the client cuts it, and a token-id prompt decodes to the same pieces.
+
+Whitespace goes *before* a token, as GPT-2 cuts text: ``" Paris"``, ``"\\n"``, ``"Answer"``. The
+pieces always join back to the text. The BPE ranks are GPT-2's token ids (``_token_ids`` reads
+their bytes from the packaged vocabulary), merged as tiktoken merges them. The pre-tokenizer is
+r50k's pattern, with Python's ``re`` classes standing in for ``\\p{L}`` and ``\\p{N}`` (identical
+for the letters and decimal digits of ordinary text).
+
+A run of more than ``LONG_WORD`` letters, digits or symbols without a break (no real word is one;
+a hostile prompt may be) is cut one character per token instead of merged, and long texts are cut
+in steps at places no pre-token spans (whitespace after a token, a letter or digit before a symbol,
+a change between letters and digits), so tokenizing any text costs linear time and yields often.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+
+from evaljig_gateway._token_ids import vocabulary_bytes
+from evaljig_gateway._work import Work
+
+#: r50k's pattern: contractions, letters, digits, other symbols (each with one optional space before),
+#: then whitespace (a run keeps its last space for the word after it).
+_PRE = re.compile(
+    r"""'(?:[sdmt]|ll|ve|re)| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+""",
+    re.UNICODE,
+)
+#: Places no pre-token spans: whitespace after a non-space; a symbol after a letter or digit; a digit
+#: after a letter and a letter after a digit (a letter or digit run always ends there, and a match
+#: starts); and inside a run of one class longer than ``LONG_WORD`` on both sides (cut per character
+#: either way).
+_CUT = re.compile(
+    r"(?<=\S)(?=\s)|(?<=[^\W_])(?=[^\s\w]|_)|(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])"
+    r"|(?<=[^\W\d_]{35})(?=[^\W\d_]{34})|(?<=\d{35})(?=\d{34})|(?<=\s{35})(?=\s{34})"
+    r"|(?<=(?:[^\s\w]|_){35})(?=(?:[^\s\w]|_){34})",
+    re.UNICODE,
+)
+#: Characters cut into pieces between two yields (about a millisecond of ordinary text).
+TEXT_STEP = 4 * 1024
+#: Longer unbroken runs are cut one character per token (merging is quadratic in a run's length).
+LONG_WORD = 32
+
+
+@functools.cache
+def _ranks() -> dict[bytes, int]:
+    return {piece: rank for rank, piece in enumerate(vocabulary_bytes())}
+
+
+#: Pre-tokens already merged (most words of a text recur); emptied when it reaches ``CACHE_SIZE``.
+_CACHE: dict[str, tuple[str, ...]] = {}
+CACHE_SIZE = 1 << 16
+
+
+def _merge(word: str) -> tuple[str, ...]:
+    """One pre-token as GPT-2 tokens (text pieces joining back to ``word``)."""
+    found = _CACHE.get(word)
+    if found is None:
+        if len(_CACHE) >= CACHE_SIZE:
+            _CACHE.clear()
+        found = _CACHE[word] = _bpe(word)
+    return found
+
+
+def _bpe(word: str) -> tuple[str, ...]:
+    data = word.encode()
+    ranks = _ranks()
+    if data in ranks:
+        return (word,)
+    parts = [data[i : i + 1] for i in range(len(data))]
+    missing = len(ranks) + 1
+    pair = [ranks.get(parts[i] + parts[i + 1], missing) for i in range(len(parts) - 1)]
+    while pair:
+        lowest = min(pair)
+        if lowest == missing:
+            break
+        best = pair.index(lowest)
+        parts[best : best + 2] = [parts[best] + parts[best + 1]]
+        del pair[best]  # only the merged part's two neighbouring pairs change
+        if best > 0:
+            pair[best - 1] = ranks.get(parts[best - 1] + parts[best], missing)
+        if best < len(pair):
+            pair[best] = ranks.get(parts[best] + parts[best + 1], missing)
+    return _as_text(parts)
+
+
+def _as_text(parts: list[bytes]) -> tuple[str, ...]:
+    """The parts as text; a character split across parts goes to the part holding its first byte
+    (the part holding only the rest of it is then empty), as ``_token_ids.decode_pieces`` cuts ids."""
+    try:
+        return tuple(part.decode() for part in parts)
+    except UnicodeDecodeError:
+        pass
+    owner = [index for index, part in enumerate(parts) for _ in part]
+    pieces = [""] * len(parts)
+    at = 0
+    for char in b"".join(parts).decode():  # a pre-token is whole characters: valid UTF-8
+        pieces[owner[at]] += char
+        at += len(char.encode())
+    return tuple(pieces)
+
+
+def _pieces_between(text: str, start: int, end: int) -> list[str]:
+    out: list[str] = []
+    for word in _PRE.findall(text, start, end):
+        out += _merge(word) if len(word) <= LONG_WORD else word
+    return out
+
+
+def _count_between(text: str, start: int, end: int) -> int:
+    return sum(len(_merge(word)) if len(word) <= LONG_WORD else len(word) for word in _PRE.findall(text, start, end))
+
+
+def _steps(text: str) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` spans of about ``TEXT_STEP`` characters, cut where no pre-token spans."""
+    start = 0
+    while start < len(text):
+        # at least LONG_WORD + 3 characters a step: a run cut inside stays longer than LONG_WORD on both sides
+        cut = _CUT.search(text, min(start + max(TEXT_STEP, LONG_WORD + 3), len(text)))
+        end = cut.start() if cut else len(text)
+        yield start, end
+        start = end
+
+
+def pieces(text: str) -> list[str]:
+    """``text`` as GPT-2 tokens, whitespace before each token; ``"".join(pieces(t)) == t``."""
+    return _pieces_between(text, 0, len(text))
+
+
+def pieces_work(text: str) -> Work[list[str]]:
+    """``pieces`` about ``TEXT_STEP`` characters per step; the same pieces as one call."""
+    out: list[str] = []
+    for start, end in _steps(text):
+        out += _pieces_between(text, start, end)
+        yield
+    return out
+
+
+def count(text: str) -> int:
+    """How many tokens ``text`` is (``usage``, ``max_tokens``, the limits)."""
+    return _count_between(text, 0, len(text))
+
+
+def count_work(text: str, stop_above: int | None = None) -> Work[int]:
+    """``count`` in steps; with ``stop_above``, it ends at the first step past it (a lower bound then)."""
+    total = 0
+    for start, end in _steps(text):
+        total += _count_between(text, start, end)
+        if stop_above is not None and total > stop_above:
+            return total
+        yield
+    return total
