@@ -14,15 +14,45 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from .gitrepo import GIT_ENV, GitRepo, make_repo
 
-LEV = "backend/tests/lighteval"
-FIXTURES = f"{LEV}/fixtures"
-SCRIPT = "scripts/testing/build_lighteval_fixture.py"
+
+@dataclass(frozen=True)
+class Layout:
+    """Where ``evaljig init`` put the team's pipeline: its default, or ``--tests-dir``/``--scripts-dir``."""
+
+    tests: str
+    scripts: str
+
+    @property
+    def lev(self) -> str:
+        return f"{self.tests}/lighteval"
+
+    @property
+    def fixtures(self) -> str:
+        return f"{self.lev}/fixtures"
+
+    @property
+    def script(self) -> str:
+        return f"{self.scripts}/build_lighteval_fixture.py"
+
+    @property
+    def runs_from(self) -> str:
+        """pytest and the build script run from the tests folder's parent (the scaffold's hint says so)."""
+        return str(Path(self.tests).parent)
+
+    def init_args(self) -> list[str]:
+        return [] if self == DEFAULT else ["--tests-dir", self.tests, "--scripts-dir", self.scripts]
+
+
+DEFAULT = Layout("backend/tests", "scripts/testing")
+#: a team whose pipeline lives in evals/ (the issue's layout)
+EVALS = Layout("evals/tests", "evals/scripts")
 TEAM_GOLDEN_TEST = """
 import json
 from pathlib import Path
@@ -65,75 +95,87 @@ def _run(repo: GitRepo, *argv: str, cwd: str = ".") -> subprocess.CompletedProce
     return subprocess.run(argv, cwd=repo.root / cwd, capture_output=True, text=True, env=env, check=False)
 
 
-def _record(repo: GitRepo) -> None:
+def _record(repo: GitRepo, layout: Layout) -> None:
     """What recording the scaffold's cassette leaves: the cassette and what it was recorded for."""
     from evaljig_config import load_provider_spec
     from evaljig_fixtures import load_dataset_package
     from evaljig_fixtures._recorded_for import dump, recorded_for
 
-    fixtures = repo.root / FIXTURES
+    fixtures = repo.root / layout.fixtures
     spec = load_provider_spec(fixtures / "providers" / "fake-openai.json")
     package = load_dataset_package(fixtures / "datasets" / "mini-mmlu.zip")
-    repo.write(f"{FIXTURES}/cassettes/mini-mmlu.yaml", CASSETTE)
-    repo.write(f"{FIXTURES}/cassettes/mini-mmlu.recorded-for.json", dump(recorded_for(spec, package, requests=1)))
+    repo.write(f"{layout.fixtures}/cassettes/mini-mmlu.yaml", CASSETTE)
+    repo.write(
+        f"{layout.fixtures}/cassettes/mini-mmlu.recorded-for.json", dump(recorded_for(spec, package, requests=1))
+    )
+
+
+@pytest.fixture(scope="module", params=[DEFAULT, EVALS], ids=["backend", "evals"])
+def layout(request: pytest.FixtureRequest) -> Layout:
+    return request.param  # type: ignore[no-any-return]
 
 
 @pytest.fixture(scope="module")
-def team(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
+def team(tmp_path_factory: pytest.TempPathFactory, layout: Layout) -> GitRepo:
     """Scaffolded and committed; then the temperature change, the build script and ``--snapshot-update``."""
     repo = make_repo(tmp_path_factory.mktemp("team") / "repo")
-    init = _run(repo, sys.executable, "-c", "import sys; from evaljig_fixtures import init_main; sys.exit(init_main())")
+    init_code = "import sys; from evaljig_fixtures import init_main; sys.exit(init_main(sys.argv[1:]))"
+    init = _run(repo, sys.executable, "-c", init_code, *layout.init_args())
     assert init.returncode == 0, init.stderr
-    repo.write(f"{LEV}/test_goldens.py", TEAM_GOLDEN_TEST)
-    golden_args = ("-p", "no:cacheprovider", "-p", "no:randomly", f"{LEV}/test_goldens.py")
+    repo.write(f"{layout.lev}/test_goldens.py", TEAM_GOLDEN_TEST)
+    golden_args = ("-p", "no:cacheprovider", "-p", "no:randomly", f"{layout.lev}/test_goldens.py")
     first = _run(repo, sys.executable, "-m", "pytest", *golden_args, "--snapshot-update")
     assert first.returncode == 0, first.stdout
-    _record(repo)
+    _record(repo, layout)
     repo.commit("scaffold")
-    script = repo.root / SCRIPT
+    script = repo.root / layout.script
     text = script.read_text(encoding="utf-8")
     assert '"temperature": 0.0' in text
     script.write_text(text.replace('"temperature": 0.0', '"temperature": 0.3'), encoding="utf-8")
-    build = _run(repo, sys.executable, f"../{SCRIPT}", cwd="backend")
+    build = _run(repo, sys.executable, os.path.relpath(layout.script, layout.runs_from), cwd=layout.runs_from)
     assert "providers/fake-openai.json" in build.stdout, build.stdout + build.stderr
     update = _run(repo, sys.executable, "-m", "pytest", *golden_args, "--snapshot-update")
     assert update.returncode == 0, update.stdout
     return repo
 
 
-def test_one_value_changed_entry_per_affected_golden_and_fixture_and_the_stale_recording(team: GitRepo) -> None:
+def test_one_value_changed_entry_per_affected_golden_and_fixture_and_the_stale_recording(
+    team: GitRepo, layout: Layout
+) -> None:
     done = team.review("--json")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
 
     entries = {e["path"]: e for e in data["entries"]}
     assert {p: (e["kind"], e["category"], e["changes"]) for p, e in entries.items()} == {
-        f"{FIXTURES}/providers/fake-openai.json": (
+        f"{layout.fixtures}/providers/fake-openai.json": (
             "fixture", "value-changed", ["generation.temperature: 0.0 → 0.3"],
         ),
-        f"{FIXTURES}/configs/expected-config.yaml": (
+        f"{layout.fixtures}/configs/expected-config.yaml": (
             "fixture", "value-changed", ["model_parameters.generation_parameters.temperature: 0.0 → 0.3"],
         ),
-        f"golden/{LEV}/test_goldens/test_generation.yaml": ("golden", "value-changed", ["temperature: 0.0 → 0.3"]),
-        f"golden/{LEV}/test_goldens/test_rendered_config.yaml": (
+        f"golden/{layout.lev}/test_goldens/test_generation.yaml": (
+            "golden", "value-changed", ["temperature: 0.0 → 0.3"],
+        ),
+        f"golden/{layout.lev}/test_goldens/test_rendered_config.yaml": (
             "golden", "value-changed", ["model_parameters.generation_parameters.temperature: 0.0 → 0.3"],
         ),
     }  # fmt: skip
-    assert entries[f"{FIXTURES}/providers/fake-openai.json"]["group"] == "builder provider"
-    assert entries[f"{FIXTURES}/configs/expected-config.yaml"]["group"] == "builder config-golden"
-    assert entries[f"golden/{LEV}/test_goldens/test_generation.yaml"]["group"] == f"{LEV}/test_goldens"
+    assert entries[f"{layout.fixtures}/providers/fake-openai.json"]["group"] == "builder provider"
+    assert entries[f"{layout.fixtures}/configs/expected-config.yaml"]["group"] == "builder config-golden"
+    assert entries[f"golden/{layout.lev}/test_goldens/test_generation.yaml"]["group"] == f"{layout.lev}/test_goldens"
     [stale] = data["stale"]
-    assert (stale["path"], stale["builder"]) == (f"{FIXTURES}/cassettes/mini-mmlu.yaml", "cassette")
+    assert (stale["path"], stale["builder"]) == (f"{layout.fixtures}/cassettes/mini-mmlu.yaml", "cassette")
     assert stale["text"].startswith("1 recorded requests: generation_parameters.temperature 0.0 → 0.3; re-record: ")
-    assert SCRIPT in stale["text"]
+    assert layout.script in stale["text"]
 
 
-def test_every_view_says_it_from_any_folder_of_the_repository(team: GitRepo) -> None:
+def test_every_view_says_it_from_any_folder_of_the_repository(team: GitRepo, layout: Layout) -> None:
     terminal = team.review()
     markdown = team.review("--markdown")
     page = team.root.parent / "review.html"
-    assert team.review("--html", str(page), cwd=team.root / "backend").returncode == 0
-    from_backend = team.review("--json", cwd=team.root / "backend")
+    assert team.review("--html", str(page), cwd=team.root / layout.runs_from).returncode == 0
+    from_backend = team.review("--json", cwd=team.root / layout.runs_from)
 
     assert json.loads(from_backend.stdout) == json.loads(team.review("--json").stdout)
     html = page.read_text(encoding="utf-8")
@@ -157,3 +199,29 @@ def test_the_evaljig_command_runs_it(team: GitRepo) -> None:
 
     assert done.returncode == 0, done.stderr
     assert len(json.loads(done.stdout)["entries"]) == 4
+
+
+def test_accept_keeps_the_goldens_and_reject_restores_the_fixtures(
+    team: GitRepo, layout: Layout, tmp_path: Path
+) -> None:
+    """On a copy (the other tests share ``team``): accept the goldens, reject the fixtures' changes."""
+    import shutil
+
+    copy = GitRepo(tmp_path / "repo")
+    shutil.copytree(team.root, copy.root, symlinks=True)
+    provider = f"{layout.fixtures}/providers/fake-openai.json"
+    changed = copy.read(provider)
+
+    done = copy.review("--accept", "golden", "--reject", f"{layout.fixtures}/*")
+
+    assert done.returncode == 0, done.stderr
+    assert f"accepted golden/{layout.lev}/test_goldens/test_generation.yaml: staged (value-changed)" in done.stdout
+    assert f"rejected {provider}: HEAD's version restored" in done.stdout
+    assert copy.read(provider) != changed
+    assert '"temperature": 0.0' in copy.read(provider)
+    staged = copy.git("diff", "--cached", "--name-only").split()
+    assert staged == [f"golden/{layout.lev}/test_goldens/test_generation.yaml",
+                      f"golden/{layout.lev}/test_goldens/test_rendered_config.yaml"]  # fmt: skip
+    after = json.loads(copy.review("--json").stdout)
+    assert {e["path"] for e in after["entries"]} == set(staged)  # accepted stays listed until committed
+    assert copy.git("status", "--porcelain", "--", layout.script).startswith(" M")  # never touched: not reviewed
