@@ -318,7 +318,8 @@ def test_the_workflow_installs_as_documented_and_comments_on_pull_requests(
     workflow = (repo / ".github/workflows/lighteval.yml").read_text()
     for text in expected:
         assert text in workflow
-    assert 'evaljig review --markdown > "$RUNNER_TEMP/review.md"' in workflow
+    review = 'evaljig review --base "$(git merge-base HEAD "origin/${BASE_REF}")" --markdown > "$RUNNER_TEMP/review.md"'
+    assert review in workflow
     assert 'MARKER: "<!-- evaljig-review -->"' in workflow
     assert 'evaljig-report comment merged > "$RUNNER_TEMP/report-comment.md"' in workflow
     assert 'MARKER: "<!-- evaljig-report -->"' in workflow
