@@ -18,7 +18,7 @@ from evaljig_config import (
     load_provider_spec,
 )
 from evaljig_fixtures import LevDataset, LevTrace
-from evaljig_gateway import Gateway
+from evaljig_gateway import Gateway, judge
 
 from .conftest import EXPECTED_CONFIG, EXPECTED_STDOUT, FIXTURES, assert_no_secret
 
@@ -64,6 +64,12 @@ def test_lev_002_cli_retry_path(
 
     statuses = [c.status for c in gateway.calls()]
     assert statuses == [500] + [200] * mini_mmlu.rows  # the one failure is retried by the SDK
+    # the verdict on the CLI subprocess's own traffic: the SDK retried the 500 after the 1 ms its
+    # retry-after-ms asked for, within the cap, and nothing else was retried (docs/lev-matrix.md)
+    verdict = judge(gateway)
+    assert (verdict.requests, verdict.attempts, verdict.findings) == (mini_mmlu.rows, len(statuses), ()), (
+        verdict.render()
+    )
     assert run.empty_requests == 0
     assert run.stdout_table == EXPECTED_STDOUT.read_text(encoding="utf-8")  # same scores as the happy path
     lev("LEV-002", calls=len(statuses), failures=statuses.count(500))  # type: ignore[operator]
