@@ -194,7 +194,7 @@ def test_an_untimed_journal_and_unknown_checks_are_refused() -> None:
     with pytest.raises(VerdictInputError, match="max_attempts must be at least 1"):
         judge([], max_attempts=0)
     with pytest.raises(VerdictInputError, match="entry 1: expected a journal entry, got int"):
-        judge([3])  # type: ignore[list-item]
+        judge([3])  # type: ignore[arg-type]
     assert set(CHECKS) == {
         "retry_after_ignored",
         "retried_non_retryable",

@@ -162,8 +162,19 @@ def test_the_verdict_command_names_a_missing_file_or_unreachable_server(tmp_path
     missing = _verdict_cli("--journal", str(tmp_path / "absent.jsonl"))
     assert (missing.returncode, missing.stderr.count("\n")) == (2, 1)
     assert "absent.jsonl" in missing.stderr
+    assert "fix: pass a journal written by 'evaljig-gateway serve --journal'" in missing.stderr
     with Gateway() as gw:
         url = gw.url
     gone = _verdict_cli("--url", url)  # stopped: nothing listens there any more
     assert (gone.returncode, gone.stderr.count("\n")) == (2, 1)
     assert f"{url}/_gateway/calls: cannot read the journal" in gone.stderr
+    assert gone.stderr.endswith("; fix: point --url at a running gateway's base URL\n")
+
+
+def test_the_verdict_command_refuses_a_cap_below_one(tmp_path: Path) -> None:
+    journal = tmp_path / "calls.jsonl"
+    journal.write_text("")
+    result = _verdict_cli("--journal", str(journal), "--max-attempts", "0")
+    assert (result.returncode, result.stderr) == (2, "evaljig-gateway: --max-attempts must be at least 1, got 0\n")
+    empty = _verdict_cli("--journal", str(journal))
+    assert (empty.returncode, empty.stdout) == (0, "verdict: 0 logical request(s), 0 attempt(s), no findings\n")

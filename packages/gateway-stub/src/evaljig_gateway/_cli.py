@@ -119,18 +119,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _verdict(args: argparse.Namespace) -> int:
+    if args.max_attempts < 1:
+        print(f"evaljig-gateway: --max-attempts must be at least 1, got {args.max_attempts}", file=sys.stderr)
+        return 2
     try:
         if args.journal is not None:
             entries: list[Any] = load_journal_file(args.journal)
             source = str(args.journal)
         else:
-            entries, source = _fetch_calls(args.url), f"{args.url}/_gateway/calls"
+            source = args.url.rstrip("/") + "/_gateway/calls"
+            entries = _fetch_calls(source)
         result = judge(entries, max_attempts=args.max_attempts, source=source)
     except VerdictInputError as exc:
-        print(
-            f"evaljig-gateway: verdict: {exc}; fix: pass a journal written by a gateway of this version",
-            file=sys.stderr,
+        fix = (
+            "point --url at a running gateway's base URL"
+            if args.url is not None
+            else "pass a journal written by 'evaljig-gateway serve --journal' (this version)"
         )
+        print(f"evaljig-gateway: verdict: {exc}; fix: {fix}", file=sys.stderr)
         return 2
     if args.json:
         sys.stdout.write(json.dumps(result.as_dict(), indent=2) + "\n")
@@ -139,11 +145,10 @@ def _verdict(args: argparse.Namespace) -> int:
     return 0 if result.passed else 1
 
 
-def _fetch_calls(url: str) -> list[Any]:
-    """The journal of the gateway at ``url``; an unreachable or foreign server is a ``VerdictInputError``."""
+def _fetch_calls(where: str) -> list[Any]:
+    """The entries ``GET where`` (a gateway's ``/_gateway/calls``) answers; failing that, a ``VerdictInputError``."""
     import httpx  # only this subcommand talks to a server
 
-    where = url.rstrip("/") + "/_gateway/calls"
     try:
         reply = httpx.get(where, timeout=30)
         calls = reply.json()["calls"] if reply.status_code == 200 else None

@@ -237,6 +237,8 @@ def load_journal_file(path: Path) -> list[Attempt]:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise VerdictInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    except OSError as exc:
+        raise VerdictInputError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
     entries: list[Attempt] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
