@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from evaljig_gateway import CHECKS, VerdictInputError, assert_resilient, judge
+from evaljig_gateway import CHECKS, Call, Journal, VerdictInputError, assert_resilient, judge
 
 MS = 1_000_000  # ns
 CHAT = "/v1/chat/completions"
@@ -202,3 +202,12 @@ def test_an_untimed_journal_and_unknown_checks_are_refused() -> None:
         "no_backoff",
         "truncated_stream_accepted",
     }
+
+
+def test_a_hand_built_call_is_not_timed_and_is_refused_but_a_journal_is_judged() -> None:
+    with pytest.raises(VerdictInputError, match=r"journal: call #7 is not timed \(ended_ns 0\)"):
+        judge([Call(7, "POST", CHAT, "m", 200, 1, b"{}")])
+    journal = Journal()
+    journal.record("POST", CHAT, "m", 400, 0, b'{"model": "m"}', started_ns=0)
+    journal.record("POST", CHAT, "m", 400, 0, b'{"model": "m"}')  # starts (and ends) now: after the first ended
+    assert [(f.check, [a.seq for a in f.calls]) for f in judge(journal).findings] == [("retried_non_retryable", [1, 2])]
