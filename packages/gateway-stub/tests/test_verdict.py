@@ -80,6 +80,12 @@ def test_attempts_past_the_cap_are_a_retry_storm() -> None:
         journal.append(entry(seq, start, 500 if seq < 11 else 200))
         start += 1 + wait
     assert checks_of(journal) == [("retry_storm", list(range(1, 12)))]
+    (storm,) = judge(journal).findings
+    assert storm.message == "11 attempts at one request (cap 10): " + ", ".join(f"#{n}" for n in range(1, 12))
+    many = [entry(n, n * 1000.0 * 2**n, 500) for n in range(1, 20)]  # backing off, 19 attempts
+    (long,) = judge(many).findings
+    assert long.message.endswith("#11, #12, …")
+    assert len(long.calls) == 19
     assert checks_of(journal, max_attempts=11) == []
     assert checks_of(journal[:3], max_attempts=2) == [("retry_storm", [1, 2, 3])]
 

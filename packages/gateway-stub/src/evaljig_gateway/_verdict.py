@@ -45,6 +45,8 @@ DEFAULT_MAX_ATTEMPTS = 10
 RETRYABLE_4XX = frozenset({408, 409, 429, 499})
 #: An earlier retry than Retry-After asked by at most this much is forgiven (clock granularity).
 SLACK_NS = 10_000_000
+#: A ``retry_storm`` message lists this many calls (``Finding.calls`` holds them all).
+SHOWN_SEQS = 12
 #: Waits shorter than this are "no delay at all" for ``no_backoff``.
 NO_DELAY_NS = 50_000_000
 #: A wait must grow by more than this factor over the previous one to count as backing off.
@@ -213,7 +215,7 @@ def group_attempts(attempts: Sequence[Attempt]) -> list[tuple[Attempt, ...]]:
         if seen:
             group = max(seen, key=lambda g: (g[-1].ended_ns, g[-1].seq))
             group.append(attempt)
-            pool.remove(group)
+            pool[:] = [g for g in pool if g is not group]  # by identity: it is no longer open
         else:
             group = [attempt]
             groups.append(group)
@@ -363,7 +365,7 @@ def _retried_non_retryable(group: Sequence[Attempt]) -> list[Finding]:
 def _retry_storm(group: Sequence[Attempt], max_attempts: int) -> list[Finding]:
     if len(group) <= max_attempts:
         return []
-    seqs = ", ".join(f"#{a.seq}" for a in group)
+    seqs = ", ".join(f"#{a.seq}" for a in group[:SHOWN_SEQS]) + (", …" if len(group) > SHOWN_SEQS else "")
     return [Finding("retry_storm", f"{len(group)} attempts at one request (cap {max_attempts}): {seqs}", tuple(group))]
 
 
