@@ -46,7 +46,7 @@ from evaljig_fixtures import (
     regen_main,
     write_output,
 )
-from evaljig_gateway import Gateway
+from evaljig_gateway import Gateway, judge
 
 from .conftest import (
     EXPECTED_CONFIG,
@@ -160,6 +160,12 @@ def test_lev_006_lighteval_retry_loop(
     assert {c.model for c in calls} == {model.removeprefix("openai/")}
     first_prompt = calls[0].raw_body
     assert [c.raw_body for c in calls[:4]] == [first_prompt] * 4  # the same request, until it succeeds
+    # the verdict on lighteval's traffic: four attempts at the first request (the SDK's two retries,
+    # then lighteval's loop), each after the 1 ms the 500's retry-after-ms asked for; no finding
+    verdict = judge(calls)
+    loop_wait_ns = calls[3].started_ns - calls[2].ended_ns  # lighteval's loop, after the SDK's 2 retries
+    assert loop_wait_ns >= flaky.retry.sleep * 1e9  # it slept api_retry_sleep (a lower bound only)
+    assert (verdict.requests, verdict.attempts, verdict.findings) == (mini_mmlu.rows, len(calls), ()), verdict.render()
     assert len(run.messages) == 1  # lighteval's loop retried exactly once, and nothing ended empty
     assert run.messages[0].endswith(f"retry 1/{flaky.retry.attempts}"), run.messages
     assert "InternalServerError" in run.messages[0]

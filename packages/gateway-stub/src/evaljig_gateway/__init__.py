@@ -6,6 +6,8 @@ manager), the ``gateway`` pytest fixture (registered by installing this package)
 ``evaljig-gateway`` command; :class:`GatewayApp` (with its :class:`Journal`) is the ASGI app
 for your own server. With ``Gateway(record=..., upstream=...)`` it records a real server's
 answers to a vcrpy-compatible cassette, and with ``Gateway(replay=...)`` it answers from one.
+Every journal entry is timed, so :func:`assert_resilient` (and ``evaljig-gateway verdict``) can
+judge how a client retried.
 """
 
 from evaljig_gateway._answers import AnswerKeyError, load_answer_key
@@ -25,9 +27,11 @@ from evaljig_gateway._journal import Call, Journal
 from evaljig_gateway._limits import Limits
 from evaljig_gateway._miss import CassetteMiss, first_miss
 from evaljig_gateway._server import Gateway, GatewayStartError
+from evaljig_gateway._verdict import CHECKS, Finding, Verdict, VerdictInputError, assert_resilient, judge
 
 __all__ = [
     "BEHAVIOUR_TABLE",
+    "CHECKS",
     "DEFAULT_IGNORED_FIELDS",
     "DEFAULT_MAX_CASSETTE_BYTES",
     "AnswerKey",
@@ -37,15 +41,20 @@ __all__ = [
     "CassetteError",
     "CassetteMiss",
     "Exchange",
+    "Finding",
     "Gateway",
     "GatewayApp",
     "GatewayStartError",
     "Journal",
     "Limits",
+    "Verdict",
+    "VerdictInputError",
+    "assert_resilient",
     "base_model",
     "behaviour_for",
     "behaviour_table_markdown",
     "first_miss",
+    "judge",
     "load_answer_key",
     "load_cassette",
     "match_key",

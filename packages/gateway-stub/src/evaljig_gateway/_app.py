@@ -150,6 +150,7 @@ class GatewayApp:
         """
         method: str = scope["method"]
         path: str = scope["path"]
+        started = time.monotonic_ns()  # the journal entry's start (its end is when it is recorded)
         call = _Call(self.journal.epoch)
         request_id = self._request_id(call.epoch) if path.startswith(API_PREFIX) else None
         self.in_flight += model_request
@@ -161,7 +162,9 @@ class GatewayApp:
             call.miss = exc.message if exc.code == MISS_CODE else None
         except _ClientGoneError:
             status = 400 if scope.get(FRAMING_ERROR) else NO_ANSWER
-            self.journal.record(method, path, call.model, status, call.attempt, call.raw, call.epoch)
+            self.journal.record(
+                method, path, call.model, status, call.attempt, call.raw, call.epoch, started_ns=started
+            )
             return
         except asyncio.CancelledError:
             # uvicorn cancels what is still running a second into shutdown (a body still arriving):
@@ -177,7 +180,16 @@ class GatewayApp:
         if not path.startswith(CONTROL_PREFIX):
             # journaled before it is sent: a client that has its answer finds the call in the journal
             self.journal.record(
-                method, path, call.model, reply.status, call.attempt, call.raw, call.epoch, miss=call.miss
+                method,
+                path,
+                call.model,
+                reply.status,
+                call.attempt,
+                call.raw,
+                call.epoch,
+                miss=call.miss,
+                started_ns=started,
+                reply_headers=reply.headers,
             )
         await _send(send, reply)
 

@@ -1,9 +1,10 @@
-"""``evaljig-gateway``: serve the gateway from a shell, or print its behaviour table."""
+"""``evaljig-gateway``: serve the gateway from a shell, print its behaviour table, or judge a client's retries."""
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
 import signal
 import sys
 import threading
@@ -11,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 from evaljig_common import one_line_errors
 from evaljig_gateway._answers import AnswerKeyError, load_answer_key
@@ -21,6 +23,7 @@ from evaljig_gateway._journal import DEFAULT_BODY_BYTES, DEFAULT_CAPACITY, DEFAU
 from evaljig_gateway._limits import Limits
 from evaljig_gateway._server import LOOPBACK, Gateway, GatewayStartError
 from evaljig_gateway._tape import ON_MISS
+from evaljig_gateway._verdict import DEFAULT_MAX_ATTEMPTS, VerdictInputError, judge, load_journal_file
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -85,6 +88,22 @@ def _parser() -> argparse.ArgumentParser:
         help="refuse to read or write a larger cassette (default: 256 MiB)",
     )
     commands.add_parser("behaviours", help="print the model-name behaviour table (Markdown)")
+    verdict = commands.add_parser(
+        "verdict",
+        help="judge a client's retries from a journal; exit 1 on a finding (see docs/gateway.md)",
+        description="Judge a client's retries from the gateway's timed journal: "
+        "exit 0 clean, 1 on a finding, 2 on bad input.",
+    )
+    source = verdict.add_mutually_exclusive_group(required=True)
+    source.add_argument("--url", help="a running gateway's base URL (its GET /_gateway/calls is read)")
+    source.add_argument("--journal", type=Path, metavar="FILE.jsonl", help="a journal file (serve --journal)")
+    verdict.add_argument(
+        "--max-attempts",
+        type=int,
+        default=DEFAULT_MAX_ATTEMPTS,
+        help="attempts allowed per logical request before retry_storm (default: %(default)s)",
+    )
+    verdict.add_argument("--json", action="store_true", help="print the verdict as JSON")
     return parser
 
 
@@ -94,7 +113,50 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "behaviours":
         sys.stdout.write(behaviour_table_markdown())
         return 0
+    if args.command == "verdict":
+        return _verdict(args)
     return _serve(args)
+
+
+def _verdict(args: argparse.Namespace) -> int:
+    if args.max_attempts < 1:
+        print(f"evaljig-gateway: --max-attempts must be at least 1, got {args.max_attempts}", file=sys.stderr)
+        return 2
+    try:
+        if args.journal is not None:
+            entries: list[Any] = load_journal_file(args.journal)
+            source = str(args.journal)
+        else:
+            source = args.url.rstrip("/") + "/_gateway/calls"
+            entries = _fetch_calls(source)
+        result = judge(entries, max_attempts=args.max_attempts, source=source)
+    except VerdictInputError as exc:
+        fix = (
+            "point --url at a running gateway's base URL"
+            if args.url is not None
+            else "pass a journal written by 'evaljig-gateway serve --journal' (this version)"
+        )
+        print(f"evaljig-gateway: verdict: {exc}; fix: {fix}", file=sys.stderr)
+        return 2
+    if args.json:
+        sys.stdout.write(json.dumps(result.as_dict(), indent=2) + "\n")
+    else:
+        sys.stdout.write(result.render())
+    return 0 if result.passed else 1
+
+
+def _fetch_calls(where: str) -> list[Any]:
+    """The entries ``GET where`` (a gateway's ``/_gateway/calls``) answers; failing that, a ``VerdictInputError``."""
+    import httpx  # only this subcommand talks to a server
+
+    try:
+        reply = httpx.get(where, timeout=30)
+        calls = reply.json()["calls"] if reply.status_code == 200 else None
+    except (httpx.HTTPError, ValueError, KeyError, TypeError) as exc:
+        raise VerdictInputError(f"{where}: cannot read the journal ({type(exc).__name__}: {exc})") from exc
+    if not isinstance(calls, list):
+        raise VerdictInputError(f"{where}: answered {reply.status_code} without a 'calls' list")
+    return calls
 
 
 def _serve(args: argparse.Namespace) -> int:

@@ -7,12 +7,19 @@ so hostile traffic cannot grow the server without limit. The per-model attempt c
 bounded too: they track the ``max_models`` most recently called model names, and a name not
 called since that many others were starts counting again. The optional JSONL sink is written
 in batches by a background thread so file I/O never sits between a request and its response.
+
+Every entry is timed (when its request arrived and when its answer was ready, on the monotonic
+clock, plus the wall-clock time it arrived) so ``_verdict`` can judge how a client retried. The
+times are in the JSON the gateway serves and writes (``call_json``), not in ``Call.as_dict()``:
+what tests and failure bundles compare byte for byte stays the same run after run.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict, deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,6 +54,16 @@ class Call:
     miss: str | None = None
     """For a request a replayed cassette lacks: the miss explanation (the 404's message, whose first line
     names the closest recording and the first differing field)."""
+    started_ns: int = 0
+    """``time.monotonic_ns()`` when the request arrived (0: not timed, e.g. a journal built by hand)."""
+    ended_ns: int = 0
+    """``time.monotonic_ns()`` when its answer was ready to send (it is journaled before it is sent)."""
+    wall_time: float = 0.0
+    """Unix time (``time.time()``) when the request arrived: for people; order and gaps use the monotonic pair."""
+    retry_after_ms: int | None = None
+    """The wait the answer asked for (its ``retry-after-ms``, else ``retry-after`` seconds), if it asked."""
+    cut: bool = False
+    """The gateway cut the answer short on purpose (a stream ended early): a client must not take it as whole."""
 
     @property
     def size(self) -> int:
@@ -68,7 +85,8 @@ class Call:
     def _text(self) -> str | None:
         return self.raw_body.decode("utf-8", errors="replace") if self.raw_body else None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self, *, timed: bool = False) -> dict[str, Any]:
+        """The entry as JSON-ready data; ``timed`` adds the clock readings (which differ on every run)."""
         return {
             "seq": self.seq,
             "method": self.method,
@@ -80,17 +98,39 @@ class Call:
             "body_size": self.size,
             "body_truncated": self.truncated,
             **({"miss": self.miss} if self.miss is not None else {}),
+            **(self.timing() if timed else {}),
+        }
+
+    def timing(self) -> dict[str, Any]:
+        """What the verdict reads besides status and body: the times, the asked wait, a cut answer."""
+        return {
+            "started_ns": self.started_ns,
+            "ended_ns": self.ended_ns,
+            "wall_time": self.wall_time,
+            "retry_after_ms": self.retry_after_ms,
+            "cut": self.cut,
         }
 
 
 def call_json(call: Call) -> bytes:
-    """One call as JSON; a body nested deeper than orjson writes (255 levels) is given as its text."""
-    data = call.as_dict()
+    """One call as JSON, timed; a body nested deeper than orjson writes (255 levels) is given as its text."""
+    data = call.as_dict(timed=True)
     try:
         return orjson.dumps(data)
     except orjson.JSONEncodeError:
         data["body"] = call.raw_body.decode("utf-8", errors="replace")
         return orjson.dumps(data)
+
+
+def retry_after_of(headers: Sequence[tuple[bytes, bytes]]) -> int | None:
+    """The wait an answer's headers ask for, in ms: ``retry-after-ms``, else ``retry-after`` in whole seconds."""
+    found = dict(headers)
+    millis, seconds = found.get(b"retry-after-ms"), found.get(b"retry-after")
+    if millis is not None and millis.isdigit():
+        return int(millis)
+    if seconds is not None and seconds.isdigit():
+        return int(seconds) * 1000
+    return None
 
 
 def _cost(call: Call) -> int:
@@ -162,8 +202,19 @@ class Journal:
         epoch: int | None = None,
         *,
         miss: str | None = None,
+        started_ns: int | None = None,
+        reply_headers: Sequence[tuple[bytes, bytes]] = (),
+        cut: bool = False,
     ) -> None:
-        """Journal a finished call; one that arrived before the last reset is counted as served only."""
+        """Journal a finished call; one that arrived before the last reset is counted as served only.
+
+        ``started_ns`` is when the request arrived (``time.monotonic_ns()``; default: now); the call
+        ends now. ``reply_headers`` are the answer's, read for the wait it asked for.
+        """
+        ended = time.monotonic_ns()
+        started = ended if started_ns is None else min(started_ns, ended)
+        wall = time.time() - (ended - started) / 1e9
+        retry_after = retry_after_of(reply_headers) if reply_headers else None
         size = len(raw_body)
         kept = raw_body if size <= self.body_bytes else raw_body[: self.body_bytes]
         with self._lock:
@@ -171,7 +222,22 @@ class Journal:
             if epoch is not None and epoch != self._epoch:
                 return  # a test's leftover (say, a request its client gave up on) is not the next test's call
             self._seq += 1
-            call = Call(self._seq, method, path, model, status, attempt, kept, size, miss)
+            call = Call(
+                self._seq,
+                method,
+                path,
+                model,
+                status,
+                attempt,
+                kept,
+                size,
+                miss,
+                started,
+                ended,
+                wall,
+                retry_after,
+                cut,
+            )
             self._calls.append(call)
             self._bytes += _cost(call)
             while len(self._calls) > self.capacity or (self._bytes > self.max_bytes and len(self._calls) > 1):
