@@ -14,6 +14,11 @@ and their ratio to the targets; asserts nothing about time.
 ``--request loglikelihood`` sends lm_eval's scoring request for a 4-choice question (four
 GPT-2 token-id prompts, echo, ``max_tokens: 1``, ``logprobs: 1``) to a gateway with an answer key.
 
+Every run (but ``--replay``) first measures plain chat throughput against a bare ASGI app on uvicorn
+(httptools, uvloop) that reads the body and returns a fixed chat completion, started in the same run
+on the same core: gateway req/s, bare req/s and their ratio (floor 0.5, issue 30). With ``wrk``
+installed the two are driven by ``wrk`` (one thread, ``--connections``); otherwise by the client below.
+
 ``--replay`` records the chat request through a recording gateway (``--record``, its upstream a
 synthetic gateway), then measures the synthetic gateway and a gateway replaying that cassette
 under the same load, one after the other, and prints both and their ratio (target >= 0.8).
@@ -25,6 +30,9 @@ import argparse
 import asyncio
 import json
 import os
+import re
+import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -32,11 +40,14 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 TARGET_RPS = 8_000
 TARGET_P99_MS = 15.0
 TARGET_ABUSE_RATIO = 2.0
 TARGET_REPLAY_RATIO = 0.8
+#: Issue 30: plain chat throughput at least half a bare ASGI app's on the same uvicorn.
+FLOOR_BARE_RATIO = 0.5
 BODY = json.dumps({"model": "gpt-stub", "messages": [{"role": "user", "content": "What is the capital of France?"}]})
 _CITY = {
     "type": "object",
@@ -80,6 +91,118 @@ REQUESTS = {
     ),
 }
 ANSWERS = {"What is the capital of France?": "Paris"}
+#: What the bare app answers every request: a chat completion of the gateway's shape.
+BARE_REPLY = json.dumps(
+    {
+        "id": "chatcmpl-0123456789abcdef01234567",
+        "object": "chat.completion",
+        "created": 1700000000,
+        "model": "gpt-stub",
+        "system_fingerprint": "fp_evaljig",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": "Paris", "refusal": None, "annotations": []},
+                "logprobs": None,
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 7, "completion_tokens": 1, "total_tokens": 8},
+        "service_tier": "default",
+    }
+).encode()
+
+
+async def _bare_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """The floor's reference: read the body, answer a fixed chat completion (no parsing, no journal)."""
+    if scope["type"] != "http":
+        return
+    more = True
+    while more:
+        more = (await receive()).get("more_body", False)
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(BARE_REPLY)).encode())]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": BARE_REPLY})
+
+
+def _bare_main() -> int:
+    """Serve ``_bare_app`` on uvicorn (httptools, uvloop) as the gateway's CLI runs, printing its ready line."""
+    import uvicorn
+
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(2048)
+    config = uvicorn.Config(
+        _bare_app, loop="uvloop", http="httptools", lifespan="off", access_log=False, log_level="warning",
+        proxy_headers=False, server_header=False, date_header=False,
+    )  # fmt: skip
+    print(f"ready http://127.0.0.1:{sock.getsockname()[1]}/v1", flush=True)
+    uvicorn.Server(config).run(sockets=[sock])
+    return 0
+
+
+def _wrk_rps(port: int, seconds: float, connections: int) -> float:
+    """Plain chat req/s by ``wrk`` (one thread) against ``port``."""
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
+        script.write(f'wrk.method = "POST"\nwrk.body = {json.dumps(BODY)}\n')
+        script.write('wrk.headers["Content-Type"] = "application/json"\n')
+    try:
+        out = subprocess.run(
+            ["wrk", "-t1", f"-c{connections}", f"-d{max(1, round(seconds))}s", "-s", script.name,
+             f"http://127.0.0.1:{port}/v1/chat/completions"],
+            capture_output=True, text=True, timeout=seconds + 60, check=True,
+        ).stdout  # fmt: skip
+    finally:
+        Path(script.name).unlink()
+    found = re.search(r"Requests/sec:\s+([0-9.]+)", out)
+    non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    if non_2xx:
+        print(f"  wrk: {non_2xx.group(1)} non-2xx answers")
+    return float(found.group(1)) if found else 0.0
+
+
+def _rps(port: int, args: argparse.Namespace) -> float:
+    """Plain chat req/s against ``port`` after a warm-up: ``wrk`` when installed, else the client below."""
+    try:
+        import uvloop
+
+        runner = uvloop.run
+    except ImportError:  # pragma: no cover
+        runner = asyncio.run
+    if shutil.which("wrk"):
+        _wrk_rps(port, args.warmup, args.connections)
+        return _wrk_rps(port, args.seconds, args.connections)
+    runner(_load(port, args.warmup, args.connections))
+    latencies, _, elapsed = runner(_load(port, args.seconds, args.connections))
+    return len(latencies) / elapsed
+
+
+def _bare_comparison(args: argparse.Namespace) -> None:
+    """Gateway and bare-app plain chat throughput in the same run, and their ratio against the floor."""
+    gateway, port = _start()
+    try:
+        _pin(1)
+        gateway_rps = _rps(port, args)
+    finally:
+        gateway.terminate()
+        gateway.wait(timeout=10)
+    bare = subprocess.Popen(
+        [sys.executable, __file__, "--bare-server"], stdout=subprocess.PIPE, text=True, preexec_fn=lambda: _pin(0)
+    )
+    try:
+        assert bare.stdout is not None
+        bare_port = int(bare.stdout.readline().split()[1].rsplit(":", 1)[1].split("/")[0])
+        bare_rps = _rps(bare_port, args)
+    finally:
+        bare.terminate()
+        bare.wait(timeout=10)
+    tool = "wrk -t1" if shutil.which("wrk") else "the Python client"
+    ratio = gateway_rps / bare_rps if bare_rps else 0.0
+    print(f"plain chat vs a bare ASGI app on uvicorn (httptools, uvloop), {tool}, {args.connections} connections, "
+          f"{args.seconds:.0f} s each, servers pinned to core 0, load average {os.getloadavg()[0]:.2f}")  # fmt: skip
+    print(f"  gateway {gateway_rps:,.0f} req/s, bare {bare_rps:,.0f} req/s: ratio {ratio:.2f} "
+          f"(floor {FLOOR_BARE_RATIO}: {'met' if ratio >= FLOOR_BARE_RATIO else 'NOT met'})")  # fmt: skip
 
 
 def _pin(cpu: int) -> None:
@@ -243,12 +366,18 @@ def main() -> int:
     parser.add_argument("--request", choices=sorted(REQUESTS), default="chat", help="what each request asks")
     parser.add_argument("--no-abuse", action="store_true", help="skip the phase under abuse")
     parser.add_argument("--replay", action="store_true", help="compare a replaying gateway with the synthetic one")
+    parser.add_argument("--no-bare", action="store_true", help="skip the comparison with a bare ASGI app")
     parser.add_argument("--abuser", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--bare-server", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.bare_server:
+        return _bare_main()
     if args.abuser:
         return _abuser_main(args.abuser, args.seconds, args.stalled)
     if args.replay:
         return _replay_main(args)
+    if not args.no_bare:
+        _bare_comparison(args)
 
     answers = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)  # noqa: SIM115 - removed below
     with answers:

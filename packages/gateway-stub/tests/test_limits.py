@@ -12,16 +12,11 @@ import time
 from typing import Any
 
 import httpx
-import orjson
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from evaljig_gateway import Gateway, Limits, _content, _logprobs, _tokenizer
 from evaljig_gateway._errors import GatewayError
-from evaljig_gateway._limits import check_echo_work, echo_cost_work
-from evaljig_gateway._replies import DUMP_STEP, dumps_work
-from evaljig_gateway._work import drain
+from evaljig_gateway._limits import check_echo, echo_cost
 
 from .conftest import CHAT
 
@@ -56,9 +51,17 @@ def _completion(**extra: Any) -> dict[str, Any]:
     return {"model": "m", "prompt": "Say hi", **extra}
 
 
+#: Prompt text one character over ``Limits().max_prompt_chars`` (1 MiB), refused before it is tokenised.
+_LONG = "a1" * (512 * 1024) + "a"
+
+
 @pytest.mark.parametrize(
     ("path", "body", "param", "product"),
     [
+        ("/v1/chat/completions", _chat(messages=[{"role": "user", "content": _LONG}]), "messages", "1,048,577"),
+        ("/v1/completions", _completion(prompt=_LONG), "prompt", "1,048,577"),
+        ("/v1/responses", {"model": "m", "input": _LONG}, "input", "1,048,577"),
+        ("/v1/embeddings", {"model": "e", "input": [_LONG[:524_289], _LONG[:524_288]]}, "input", "1,048,577"),
         ("/v1/chat/completions", _chat(n=128, max_tokens=10_000), "max_tokens", "1,280,000"),
         ("/v1/chat/completions", _chat(n=64, max_completion_tokens=20_000), "max_completion_tokens", "1,280,000"),
         ("/v1/completions", _completion(prompt=["p"] * 100, n=50), "n", "5,000"),
@@ -124,26 +127,26 @@ def test_echo_is_counted_as_prompt_tokens_x_n_x_logprobs(n: int, logprobs: int |
     ],
 )
 def test_echo_cost_takes_text_or_token_ids(prompts: Any, n: int, logprobs: int | None, cost: int) -> None:
-    assert drain(echo_cost_work(prompts, n, logprobs)) == cost
-    assert drain(check_echo_work(Limits(max_echo_tokens=max(cost, 1)), prompts, n, logprobs)) is None
+    assert echo_cost(prompts, n, logprobs) == cost
+    check_echo(Limits(max_echo_tokens=max(cost, 1)), prompts, n, logprobs)  # at the limit: no error
 
 
 def test_echo_counting_stops_once_over_the_limit() -> None:
     prompts = ["x" + " x" * 999] * 50  # 1,000 tokens each
     with pytest.raises(GatewayError, match=r"\(at least 1,000 x 1\)") as refused:
-        drain(check_echo_work(Limits(max_echo_tokens=500), prompts, 1, None))
+        check_echo(Limits(max_echo_tokens=500), prompts, 1, None)
     assert refused.value.param == "echo"
 
 
 def test_one_long_prompt_is_not_counted_in_full_to_refuse_it() -> None:
-    """Refusing a hostile prompt costs a step or two of counting, not the whole text (issue 23's abuse bench)."""
+    """Refusing a hostile prompt costs a span or two of counting, not the whole text (issue 23's abuse bench)."""
     words = 200_000
     with pytest.raises(GatewayError, match=r"\(at least [0-9,]+ x 128 x 5\)") as refused:
-        drain(check_echo_work(Limits(max_echo_tokens=262_144), ["word " * words], 128, 5))
+        check_echo(Limits(max_echo_tokens=262_144), ["word " * words], 128, 5)
     counted = int(refused.value.message.split("at least ")[1].split(" ")[0].replace(",", ""))
     assert 262_144 // (128 * 5) < counted < words // 10
-    assert drain(_content.count_tokens_work("word " * words, stop_above=10)) < words // 10
-    assert drain(_content.count_tokens_work("word " * words)) == words + 1  # the trailing space is a token too
+    assert _tokenizer.count("word " * words, stop_above=10) < words // 10
+    assert _content.count_tokens("word " * words) == words + 1  # the trailing space is a token too
 
 
 def test_an_embeddings_request_over_the_limit_is_refused_before_its_items_are_read(http: httpx.Client) -> None:
@@ -185,17 +188,15 @@ def test_serve_refuses_a_bad_limit_in_one_line() -> None:
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_stepwise_work_gives_the_same_results(seed: int) -> None:
+def test_counts_pieces_and_scores_agree(seed: int) -> None:
     rng = random.Random(seed)
     alphabet = ["word", "x", " ", "\n", "\t", ",", "é", "__", "9", "  "]
     spaced = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 60_000)))
     text = spaced + "y" * rng.randrange(0, 40_000)  # one long word: no whitespace to cut at
-    assert drain(_content.count_tokens_work(text)) == len(_content.pieces(text))
-    steps = sum(1 for _ in _content.count_tokens_work(text))
-    assert steps >= len(spaced) // (2 * _tokenizer.TEXT_STEP)  # it really yields on long text
+    assert _content.count_tokens(text) == _tokenizer.count(text, stop_above=len(text)) == len(_content.pieces(text))
     short = text[:3000]
     pieces = _logprobs.text_pieces(short)
-    scored = drain(_logprobs.score_pieces_work(short, pieces, 0, 2, None))
+    scored = _logprobs.score_pieces(short, pieces, 0, 2, None)
     assert scored.tokens == pieces
     assert "".join(scored.tokens) == short
     assert scored.token_logprobs[1:] == [
@@ -258,28 +259,3 @@ def test_a_heavy_request_in_flight_does_not_block_others(tmp_path: Any) -> None:
     assert out.splitlines()[-1] == "stopped after 2 call(s)"
     rows = [json.loads(line) for line in journal.read_text().splitlines()]
     assert [(r["path"], r["status"]) for r in rows] == [("/v1/chat/completions", 200), ("/v1/embeddings", 499)]
-
-
-_int64 = st.integers(-(2**63), 2**63 - 1)  # what orjson writes
-_json = st.recursive(
-    st.none() | st.booleans() | _int64 | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
-    max_leaves=10,
-)
-_long_lists = st.lists(st.one_of(_json, st.lists(_int64, min_size=500, max_size=1200)), max_size=1300)
-
-
-@settings(max_examples=60, derandomize=True, database=None, deadline=None)
-@given(value=st.one_of(_json, _long_lists, st.dictionaries(st.text(max_size=5), _long_lists, max_size=3)))
-def test_stepwise_json_is_byte_for_byte_orjson(value: Any) -> None:
-    assert drain(dumps_work(value)) == orjson.dumps(value)
-
-
-def test_an_echoed_choice_at_the_limit_is_written_in_steps() -> None:
-    """orjson wrote such a choice in one 40-130 ms call that held the event loop."""
-    prompt = "w " * 26_000
-    logprobs = drain(_logprobs.score_pieces_work(prompt, _logprobs.text_pieces(prompt), 0, 5, None)).as_dict()
-    choice = {"text": prompt, "index": 0, "logprobs": logprobs, "finish_reason": "stop"}
-    work = dumps_work(choice)
-    steps = sum(1 for _ in work)
-    assert steps >= 4 * 26_000 // DUMP_STEP  # each of the four per-token lists, a step per DUMP_STEP tokens

@@ -16,7 +16,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evaljig_gateway import Gateway, _content, _logprobs
-from evaljig_gateway._work import drain
 
 WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8)
 #: Any text but lone surrogates (JSON cannot carry them).
@@ -114,7 +113,6 @@ def test_every_cut_is_the_one_tokenizer(text: str) -> None:
     assert "".join(cut) == text
     assert _content.pieces(text) == _logprobs.text_pieces(text) == cut
     assert _content.count_tokens(text) == len(cut)
-    assert drain(_tokenizer.pieces_work(text * 300)) == _tokenizer.pieces(text * 300)  # in steps: the same cut
 
 
 def test_whitespace_goes_before_a_token_as_gpt2_cuts_it() -> None:
@@ -126,16 +124,15 @@ def test_whitespace_goes_before_a_token_as_gpt2_cuts_it() -> None:
     assert _content.truncate("Paris is large.", 2, []) == ("Paris is", "length")
 
 
-def test_a_hostile_run_is_cut_in_steps_one_character_per_token() -> None:
+def test_a_hostile_run_is_cut_one_character_per_token() -> None:
     """A run of one class longer than 32 characters (no real word is one) is cut per character, and long
-    texts are cut in steps even without whitespace: tokenizing stays linear and yields often."""
+    texts are counted in spans even without whitespace: tokenizing stays linear and a limit check stops early."""
     from evaljig_gateway import _tokenizer
 
     text = "x" * 100_000 + " y" + "!" * 30_000 + "a1" * 20_000 + "\n" * 5_000
     cut = _tokenizer.pieces(text)
     assert "".join(cut) == text
     assert cut[:3] == ["x", "x", "x"]
-    assert drain(_tokenizer.pieces_work(text)) == cut
-    assert drain(_tokenizer.count_work(text)) == _tokenizer.count(text) == len(cut)
-    assert sum(1 for _ in _tokenizer.count_work(text)) >= len(text) // _tokenizer.TEXT_STEP - 4
+    assert _tokenizer.count(text, stop_above=len(cut)) == _tokenizer.count(text) == len(cut)
+    assert _tokenizer.count(text, stop_above=10) <= 2 * _tokenizer.TEXT_STEP  # stops at the first span past it
     assert _tokenizer.pieces("y" * 32) != ["y"] * 32  # up to 32 characters: merged as GPT-2 merges them

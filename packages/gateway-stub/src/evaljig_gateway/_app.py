@@ -1,31 +1,43 @@
-"""The gateway as a plain ASGI application.
+"""The gateway as a plain ASGI application: routing, the journal, behaviours, and where handlers run.
 
-A dict of routes and direct ASGI messages instead of a framework router: the hot path is
-one body read, one JSON parse, one handler call, one JSON dump and one journal append.
+A dict of routes and direct ASGI messages instead of a framework router: the hot path is one body
+read, one JSON parse, one plain handler call (``_chat.handle`` ...), one JSON dump and one journal
+append. Each endpoint is a module with a plain ``handle(request) -> Reply``.
+
+Where a handler runs bounds what one request costs the others. A small chat or Responses request
+without log-probabilities (the plain path: its work is bounded by its body and the ``Limits``
+budgets to a few milliseconds) runs in the event loop. Anything else (embeddings, completions,
+log-probabilities, a body over ``INLINE_BODY_BYTES``, a cassette miss's explanation) runs in a
+daemon thread of its own while the loop goes on serving: Python hands the GIL over every few
+milliseconds (``sys.getswitchinterval``), so a concurrent plain client waits milliseconds, not the
+heavy request's whole time. The thread's result is dropped if its client leaves (499) or the
+gateway stops (503); being a daemon, it never holds the process up at exit.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import parse_qs
 
 import orjson
 
-from evaljig_gateway import _openai_api, _validation
+from evaljig_gateway import _chat, _completions, _embeddings, _models, _responses, _validation
 from evaljig_gateway._behaviours import behaviour_for
 from evaljig_gateway._content import AnswerKey
 from evaljig_gateway._errors import ClientGoneError, GatewayError
-from evaljig_gateway._journal import Call, Journal, call_json
-from evaljig_gateway._json_body import LARGE_BODY_BYTES, parse_json, parse_json_work
+from evaljig_gateway._journal import Journal, call_json
+from evaljig_gateway._json_body import parse_json
 from evaljig_gateway._limits import Limits, check_model_name
 from evaljig_gateway._miss import CODE as MISS_CODE
-from evaljig_gateway._replies import ArrayBody, Reply, json_reply
-from evaljig_gateway._work import Work
+from evaljig_gateway._replies import Reply, json_reply
+from evaljig_gateway._request import Request
 
 if TYPE_CHECKING:
     from evaljig_gateway._record import Recorder
@@ -44,25 +56,19 @@ DEFAULT_RETRY_AFTER_MS = 1
 CONTROL_PREFIX = "/_gateway/"
 #: OpenAI's endpoints: every answer under it carries an ``x-request-id``.
 API_PREFIX = "/v1/"
-#: Set in a request's scope by the HTTP protocol when the rest of its body could not be parsed
-#: (bad chunked framing): the client was answered 400 and closed, so that is what is journaled.
-FRAMING_ERROR = "evaljig.framing_error"
 
 _log = logging.getLogger(__name__)
 
-#: How long answer generation may hold the event loop before other requests get a turn.
-WORK_SLICE_S = 0.001
-#: The share of the gateway's time all heavy requests together may take (after their first slice).
-HEAVY_SHARE = 0.25
-#: Chunks of a big body (``Reply.chunks``) written before other requests get a turn.
-SEND_BURST = 8
-
-_MODEL_ROUTES: dict[str, Callable[[_openai_api.Request], Work[Reply]]] = {
-    "/v1/chat/completions": _openai_api.chat_completions,
-    "/v1/completions": _openai_api.completions,
-    "/v1/embeddings": _openai_api.embeddings,
-    "/v1/responses": _openai_api.responses,
+_MODEL_ROUTES: dict[str, Callable[[Request], Reply]] = {
+    "/v1/chat/completions": _chat.handle,
+    "/v1/completions": _completions.handle,
+    "/v1/embeddings": _embeddings.handle,
+    "/v1/responses": _responses.handle,
 }
+#: Endpoints whose small requests are answered in the event loop (see the module docstring).
+_INLINE_PATHS = frozenset({"/v1/chat/completions", "/v1/responses"})
+#: A chat or Responses body up to this size is answered in the event loop (unless it asks for log-probs).
+INLINE_BODY_BYTES = 16 * 1024
 
 
 @dataclass(slots=True)
@@ -80,9 +86,6 @@ class _Call:
 
 #: Makes a request's reply once its body is read: ``GatewayApp._synthetic`` or ``._from_cassette``.
 _Answer = Callable[[Scope, Receive, _Call], Awaitable[Reply]]
-
-
-_ClientGoneError = ClientGoneError
 
 #: Journaled for a request that got no answer because the client left first.
 NO_ANSWER = 499
@@ -118,7 +121,6 @@ class GatewayApp:
         """Serve again after ``close``."""
         self._closing = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._heavy_turn = asyncio.Lock()
 
     def close(self) -> None:
         """Answer held requests (``stall``, ``slow-<ms>``) with 503 now; safe to call from any thread."""
@@ -155,15 +157,15 @@ class GatewayApp:
         request_id = self._request_id(call.epoch) if path.startswith(API_PREFIX) else None
         self.in_flight += model_request
         try:
+            self._check_head(scope)
             call.raw = await self._read_body(scope, receive)
             reply = await answer(scope, receive, call)
         except GatewayError as exc:
             reply = _error_reply(exc)
             call.miss = exc.message if exc.code == MISS_CODE else None
-        except _ClientGoneError:
-            status = 400 if scope.get(FRAMING_ERROR) else NO_ANSWER
+        except ClientGoneError:
             self.journal.record(
-                method, path, call.model, status, call.attempt, call.raw, call.epoch, started_ns=started
+                method, path, call.model, NO_ANSWER, call.attempt, call.raw, call.epoch, started_ns=started
             )
             return
         except asyncio.CancelledError:
@@ -199,19 +201,25 @@ class GatewayApp:
         path: str = scope["path"]
         handler = _MODEL_ROUTES.get(path)
         if handler is None:
-            return await self._drive(self._control(method, path, scope), receive)
+            return self._control(method, path, scope)
         if method != "POST":
             raise GatewayError(405, f"Method {method} is not allowed on {path}; use POST.")
-        body = _validation.require_object(await self._parsed(call.raw, receive))
-        model = _validation.model_of(body)
-        check_model_name(model, self.limits)  # before it is kept anywhere (journal, counters)
-        call.model = model
-        reply = await self._drive(
-            handler(_openai_api.Request(call.raw, body, model, self.answers, self.limits)), receive
-        )
+        if path in _INLINE_PATHS and len(call.raw) <= INLINE_BODY_BYTES and b'"logprobs"' not in call.raw:
+            reply = self._answer(handler, call)
+        else:
+            reply = await self._in_thread(lambda: self._answer(handler, call), receive)
+        assert call.model is not None  # set by ``_answer`` before the handler ran
         # counted only once the request is valid: a 400 must not use up fail-once's failure
-        call.attempt = self.journal.next_attempt(model, call.epoch)
-        return await self._apply_behaviour(model, call.attempt, reply, receive)
+        call.attempt = self.journal.next_attempt(call.model, call.epoch)
+        return await self._apply_behaviour(call.model, call.attempt, reply, receive)
+
+    def _answer(self, handler: Callable[[Request], Reply], call: _Call) -> Reply:
+        """Parse the body, check the model name (before it is kept anywhere: journal, counters), run ``handler``."""
+        body = _validation.require_object(parse_json(call.raw))
+        model = _validation.model_of(body)
+        check_model_name(model, self.limits)
+        call.model = model
+        return handler(Request(call.raw, body, model, self.answers, self.limits))
 
     async def _from_cassette(self, scope: Scope, receive: Receive, call: _Call) -> Reply:
         """An API request answered from the cassette (replay) or by the upstream (record, or a replay miss
@@ -219,7 +227,7 @@ class GatewayApp:
         method: str = scope["method"]
         query: bytes = scope.get("query_string", b"")
         target = f"{scope['path']}?{query.decode('latin-1')}" if query else scope["path"]
-        body = await self._parsed(call.raw, receive) if call.raw.strip() else None
+        body = parse_json(call.raw) if call.raw.strip() else None
         name = body.get("model") if isinstance(body, dict) else None
         if isinstance(name, str):
             check_model_name(name, self.limits)
@@ -234,7 +242,7 @@ class GatewayApp:
             call.attempt = self.journal.next_attempt(call.model, call.epoch) if call.model is not None else 0
             return await self._replayed(replayer, key, call.model, call.attempt, receive)
         if recorder is None:
-            raise await self._drive(replayer.miss_work(key), receive)
+            raise await self._in_thread(lambda: replayer.miss(key), receive)
         replayer.forwarding(key, +1)
         try:
             reply, exchange = await recorder.forward(method, target, call.raw, scope["headers"], receive)
@@ -277,43 +285,45 @@ class GatewayApp:
         self._id_count += 1
         return f"req_{self._id_count:032x}".encode()
 
-    async def _drive(self, work: Work[T], receive: Receive) -> T:
-        """Run ``work`` a slice at a time, so one request never stalls the rest.
+    async def _in_thread(self, work: Callable[[], T], receive: Receive) -> T:
+        """``work()`` in a daemon thread of its own while the loop goes on serving (see the module docstring).
 
-        Cheap requests finish inside their first slice and never touch the loop. A long one
-        hands the loop back after every slice and then waits its turn: heavy requests take
-        turns, and the one whose turn it is keeps it through a pause after its slice, so
-        together they use at most ``HEAVY_SHARE`` of the time whatever their number (a
-        heavy request alone runs that much slower). Between slices it watches for its client
-        leaving (the work stops: 499) and for the gateway closing (503).
+        Its client leaving meanwhile is a 499, the gateway closing a 503; the thread's result is then dropped.
         """
-        watcher: asyncio.Future[Message] | None = None
-        try:
-            done, result = _run_slice(work)
-            while not done:
-                await asyncio.sleep(0)
-                if watcher is None:
-                    watcher = asyncio.ensure_future(receive())
-                elif watcher.done():
-                    raise _ClientGoneError
-                if self._closing.is_set():
-                    raise _shutting_down()
-                async with self._heavy_turn:
-                    started = time.perf_counter()
-                    done, result = _run_slice(work)
-                    if not done:
-                        await asyncio.sleep((time.perf_counter() - started) * (1 - HEAVY_SHARE) / HEAVY_SHARE)
-            return result  # type: ignore[return-value]  # done: the work's own value
-        finally:
-            work.close()
-            if watcher is not None and not watcher.done():
-                watcher.cancel()
+        loop = self._loop = asyncio.get_running_loop()
+        done: asyncio.Future[T] = loop.create_future()
 
-    async def _parsed(self, raw: bytes, receive: Receive) -> Any:
-        """The body as JSON; a large one is checked a step at a time, as heavy work (see ``_json_body``)."""
-        if len(raw) <= LARGE_BODY_BYTES:
-            return parse_json(raw)
-        return await self._drive(parse_json_work(raw), receive)
+        def run() -> None:
+            try:
+                result = work()
+            except BaseException as exc:  # handed to the request's task, which answers for it
+                _settle(loop, done, None, exc)
+            else:
+                _settle(loop, done, result, None)
+
+        threading.Thread(target=run, name="gateway-work", daemon=True).start()
+        gone = asyncio.ensure_future(receive())
+        closing = asyncio.ensure_future(self._closing.wait())
+        try:
+            await asyncio.wait((done, gone, closing), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            gone.cancel()
+            closing.cancel()
+        if done.done():
+            return done.result()
+        if self._closing.is_set():
+            raise _shutting_down()
+        raise ClientGoneError
+
+    def _check_head(self, scope: Scope) -> None:
+        """431 for more than ``limits.max_header_count`` headers, or a path and headers over ``max_header_bytes``."""
+        headers = scope["headers"]
+        limits = self.limits
+        if len(headers) > limits.max_header_count:
+            raise _header_error(f"more than {limits.max_header_count} request headers")
+        size = len(scope["raw_path"] or b"") + sum(len(name) + len(value) for name, value in headers)
+        if size > limits.max_header_bytes:
+            raise _header_error(f"a request line and headers over {limits.max_header_bytes} bytes")
 
     async def _read_body(self, scope: Scope, receive: Receive) -> bytes:
         for name, value in scope["headers"]:
@@ -324,7 +334,7 @@ class GatewayApp:
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
-                raise _ClientGoneError
+                raise ClientGoneError
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.limits.max_body_bytes:
@@ -337,7 +347,7 @@ class GatewayApp:
         behaviour = behaviour_for(model)
         if behaviour.stall:
             await self._hold(_until_disconnect(receive))
-            raise _ClientGoneError
+            raise ClientGoneError
         if behaviour.delay_ms:
             await self._hold(asyncio.sleep(behaviour.delay_ms / 1000))
         status = behaviour.failure_status_for(attempt)
@@ -391,17 +401,16 @@ class GatewayApp:
             )
         return GatewayError(status, message, headers=headers)
 
-    def _control(self, method: str, path: str, scope: Scope) -> Work[Reply]:
+    def _control(self, method: str, path: str, scope: Scope) -> Reply:
         """Model listing and the gateway's own ``/_gateway/*`` endpoints."""
-        if path == "/v1/models" and method == "GET":
-            return _openai_api.list_models()
-        if path.startswith("/v1/models/") and method == "GET" and len(path) > len("/v1/models/"):
-            return _openai_api.retrieve_model(path[len("/v1/models/") :])
+        if method == "GET" and (path == "/v1/models" or (path.startswith(_models.PREFIX) and path != _models.PREFIX)):
+            return _models.handle(path)
         if path == "/_gateway/calls" and method == "GET":
             query = parse_qs(scope.get("query_string", b"").decode(errors="replace"), keep_blank_values=True)
             limit = _limit_of(_first(query, "limit"))
             calls = self.journal.calls(model=_first(query, "model"), path=_first(query, "path"), limit=limit)
-            return (yield from self._calls_reply(calls))
+            dropped = orjson.dumps(self.journal.dropped)
+            return Reply(200, b'{"calls":[' + b",".join(map(call_json, calls)) + b'],"dropped":' + dropped + b"}")
         if path == "/_gateway/status" and method == "GET":
             return json_reply({"in_flight": self.in_flight, **self.journal.stats()})
         if path == "/_gateway/reset" and method == "POST":
@@ -410,16 +419,8 @@ class GatewayApp:
                 self.replayer.reset()
             return json_reply({"reset": True})
         if path == "/_gateway/behaviours" and method == "GET":
-            return _openai_api.behaviours()
+            return _models.behaviours()
         raise GatewayError(404, f"Unknown path {method} {path}.")
-
-    def _calls_reply(self, calls: Iterable[Call]) -> Work[Reply]:
-        """The journal as JSON, one call per step (bodies are parsed back, and may be large)."""
-        body = ArrayBody({}, "calls")
-        for call in calls:
-            body.add(call_json(call))
-            yield
-        return body.reply({"dropped": self.journal.dropped})
 
 
 async def _until_disconnect(receive: Receive) -> None:
@@ -443,16 +444,21 @@ def _limit_of(text: str | None) -> int | None:
     return int(text)
 
 
-def _run_slice(work: Work[T]) -> tuple[bool, T | None]:
-    """Step ``work`` for up to ``WORK_SLICE_S``; (True, its value) once it is finished."""
-    deadline = time.perf_counter() + WORK_SLICE_S
-    while True:
-        try:
-            next(work)
-        except StopIteration as finished:
-            return True, finished.value
-        if time.perf_counter() >= deadline:
-            return False, None
+def _settle(
+    loop: asyncio.AbstractEventLoop, done: asyncio.Future[T], result: T | None, exc: BaseException | None
+) -> None:
+    """Hand a worker thread's outcome to ``done`` in its loop (nothing if the loop has closed meanwhile)."""
+
+    def settle() -> None:
+        if done.done():
+            return
+        if exc is not None:
+            done.set_exception(exc)
+        else:
+            done.set_result(result)  # type: ignore[arg-type]
+
+    with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits for this answer any more
+        loop.call_soon_threadsafe(settle)
 
 
 def _first(query: dict[str, list[str]], key: str) -> str | None:
@@ -472,21 +478,16 @@ def _internal_error(exc: Exception) -> GatewayError:
     )
 
 
+def _header_error(what: str) -> GatewayError:
+    return GatewayError(431, f"Request header fields too large: {what}.", code="request_header_fields_too_large")
+
+
 def _too_large(limit: int) -> GatewayError:
     return GatewayError(413, f"The request body exceeds the gateway limit of {limit} bytes.")
 
 
 async def _send(send: Send, reply: Reply) -> None:
     headers = [(b"content-type", reply.content_type), *reply.headers]
-    if reply.chunks is not None:
-        headers.append((b"content-length", str(sum(map(len, reply.chunks))).encode()))
-        await send({"type": "http.response.start", "status": reply.status, "headers": headers})
-        for i, chunk in enumerate(reply.chunks, 1):
-            await send({"type": "http.response.body", "body": chunk, "more_body": True})
-            if i % SEND_BURST == 0:
-                await asyncio.sleep(0)  # a long body lets other requests in between
-        await send({"type": "http.response.body", "body": b""})
-        return
     if reply.events is None:
         headers.append((b"content-length", str(len(reply.body)).encode()))
         await send({"type": "http.response.start", "status": reply.status, "headers": headers})

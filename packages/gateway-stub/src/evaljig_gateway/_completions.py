@@ -12,17 +12,14 @@ of an echoed prompt gets null. ``max_tokens: 0`` with ``echo`` scores the prompt
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from evaljig_common import SYSTEM_FINGERPRINT
 from evaljig_gateway import _content, _logprobs, _token_ids, _validation
 from evaljig_gateway._errors import invalid, missing
-from evaljig_gateway._limits import check_echo_work, check_product
-from evaljig_gateway._replies import DUMP_STEP, ArrayBody, Joined, Reply, sse_reply_work
-from evaljig_gateway._work import Work
-
-if TYPE_CHECKING:
-    from evaljig_gateway._openai_api import Request
+from evaljig_gateway._limits import check_echo, check_product
+from evaljig_gateway._replies import Reply, json_reply, sse_reply
+from evaljig_gateway._request import Request, answer, check_prompt, usage_of
 
 #: OpenAI's default ``max_tokens`` for the legacy endpoint.
 DEFAULT_MAX_TOKENS = 16
@@ -38,12 +35,8 @@ class Prompt:
     tokens: int
 
 
-#: Text prompts read between two yields.
-PROMPT_STEP = 256
-
-
-def prompts_of(body: dict[str, Any]) -> Work[list[Prompt]]:
-    """The request's prompts; token ids are decoded (one step per prompt), text is cut lazily."""
+def prompts_of(body: dict[str, Any]) -> list[Prompt]:
+    """The request's prompts; token ids are decoded, text is cut lazily."""
     raw = body.get("prompt")
     if raw is None:
         raise missing("prompt")
@@ -52,19 +45,11 @@ def prompts_of(body: dict[str, Any]) -> Work[list[Prompt]]:
     if not isinstance(raw, list) or not raw:
         raise invalid("prompt", _PROMPT_FORMS)
     if all(isinstance(p, str) for p in raw):
-        texts = []
-        for start in range(0, len(raw), PROMPT_STEP):  # thousands of prompts take milliseconds
-            texts += [_text_prompt(p) for p in raw[start : start + PROMPT_STEP]]
-            yield
-        return texts
+        return [_text_prompt(p) for p in raw]
     if all(isinstance(t, int) and not isinstance(t, bool) for t in raw):
         return [_id_prompt(raw, "prompt")]
     if all(isinstance(p, list) for p in raw):
-        prompts = []
-        for i, ids in enumerate(raw):
-            prompts.append(_id_prompt(ids, f"prompt[{i}]"))
-            yield
-        return prompts
+        return [_id_prompt(ids, f"prompt[{i}]") for i, ids in enumerate(raw)]
     raise invalid("prompt", _PROMPT_FORMS)
 
 
@@ -89,10 +74,11 @@ def completion_text(prompt: str, answer: str, max_tokens: int, stop: list[str]) 
     return _content.truncate(answer, max_tokens, stop)
 
 
-def completions(req: Request) -> Work[Reply]:
+def handle(req: Request) -> Reply:
     """The handler: choices per prompt x ``n``, echo and log-probabilities as described above."""
     body = req.body
-    prompts = yield from prompts_of(body)
+    prompts = prompts_of(body)
+    check_prompt(req, sum(len(prompt.text) for prompt in prompts), "prompt")
     _validation.sampling(body)
     n = _validation.optional_int(body, "n", 1, 128) or 1
     max_tokens = _validation.optional_int(body, "max_tokens", 0, 1_000_000)
@@ -107,7 +93,7 @@ def completions(req: Request) -> Work[Reply]:
     echo = _validation.optional_bool(body, "echo")
     top = _validation.optional_int(body, "logprobs", 0, 5)
     if echo:  # echoed tokens x n x logprobs, refused before any choice is made or scored
-        yield from check_echo_work(req.limits, [prompt.text for prompt in prompts], n, top)
+        check_echo(req.limits, [prompt.text for prompt in prompts], n, top)
 
     key = req.answers.items() if top is not None and len(req.answers) else []
     digest = req.digest
@@ -118,24 +104,19 @@ def completions(req: Request) -> Work[Reply]:
         "model": req.model,
         "system_fingerprint": SYSTEM_FINGERPRINT,
     }
-    # a plain answer writes each choice as soon as it is made (a long echo's log-probs in steps)
-    written = None if stream else ArrayBody(head, "choices")
     choices: list[dict[str, Any]] = []
     cache: dict[tuple[str, str], float] = {}  # plain-model values, shared by prompts with a common context
     prompt_tokens = completion_tokens = 0
     for p_index, prompt in enumerate(prompts):
         if prompt.tokens < 0:
-            prompt_tokens += yield from _content.count_tokens_work(prompt.text)
+            prompt_tokens += _content.count_tokens(prompt.text)
         else:
             prompt_tokens += prompt.tokens
         known = req.answers.lookup(prompt.text)
         keyed = _logprobs.KeyedText(prompt.text, key) if key else None
         echoed: _logprobs.Scored | None = None
         for k in range(n):
-            yield
-            if written is not None and choices:
-                yield from written.add_work(choices.pop())
-            text, finish = completion_text(prompt.text, _answer(known, prompt.text, k), max_tokens, stop)
+            text, finish = completion_text(prompt.text, answer(known, prompt.text, k), max_tokens, stop)
             completion_tokens += _content.count_tokens(text)
             logprobs = None
             if top is not None:
@@ -143,62 +124,30 @@ def completions(req: Request) -> Work[Reply]:
                 if echo and echoed is None:
                     pieces = prompt.pieces
                     if prompt.tokens < 0:
-                        pieces = yield from _logprobs.text_pieces_work(prompt.text)
-                    echoed = yield from _logprobs.score_pieces_work(full, pieces, 0, top, keyed, cache)
+                        pieces = _logprobs.text_pieces(prompt.text)
+                    echoed = _logprobs.score_pieces(full, pieces, 0, top, keyed, cache)
                 start = len(prompt.text)
-                scored = yield from _logprobs.score_pieces_work(
-                    full, _logprobs.text_pieces(text), start, top, keyed, cache
-                )
+                scored = _logprobs.score_pieces(full, _logprobs.text_pieces(text), start, top, keyed, cache)
                 logprobs = _joined(echoed, scored) if echo and echoed is not None else scored.as_dict()
             full_text = prompt.text + text if echo else text
             choices.append({"text": full_text, "index": p_index * n + k, "logprobs": logprobs, "finish_reason": finish})
     usage = usage_of(prompt_tokens, completion_tokens)
-    if written is not None:
-        for choice in choices:
-            yield from written.add_work(choice)
-        return written.reply({"usage": usage})
+    if not stream:
+        return json_reply({**head, "choices": choices, "usage": usage})
     options = body.get("stream_options")
     include_usage = isinstance(options, dict) and bool(options.get("include_usage"))
     events = [{**head, "choices": [{**c, "finish_reason": None}]} for c in choices if c["text"]]
     events += [{**head, "choices": [{**c, "text": ""}]} for c in choices]
     if include_usage:
         events.append({**head, "choices": [], "usage": usage})
-    return (yield from sse_reply_work(events))
-
-
-def _answer(known: str | None, prompt: str, index: int) -> str:
-    return known if known is not None else _content.default_answer(prompt, index)
+    return sse_reply(events)
 
 
 def _joined(echoed: _logprobs.Scored, scored: _logprobs.Scored) -> dict[str, Any]:
-    """The echoed prompt's columns followed by the completion's; a long echo's are written as one
-    without copying either (a scoring request's few tokens are simply concatenated)."""
-    if len(echoed.tokens) <= DUMP_STEP:
-        return {
-            "tokens": echoed.tokens + scored.tokens,
-            "token_logprobs": echoed.token_logprobs + scored.token_logprobs,
-            "top_logprobs": echoed.top_logprobs + scored.top_logprobs,
-            "text_offset": echoed.text_offset + scored.text_offset,
-        }
+    """The echoed prompt's columns followed by the completion's."""
     return {
-        "tokens": Joined(echoed.tokens, scored.tokens),
-        "token_logprobs": Joined(echoed.token_logprobs, scored.token_logprobs),
-        "top_logprobs": Joined(echoed.top_logprobs, scored.top_logprobs),
-        "text_offset": Joined(echoed.text_offset, scored.text_offset),
-    }
-
-
-def usage_of(prompt_tokens: int, completion_tokens: int) -> dict[str, Any]:
-    """``usage`` as OpenAI sends it for chat and completions, with the (zero) token details."""
-    return {
-        "prompt_tokens": prompt_tokens,
-        "completion_tokens": completion_tokens,
-        "total_tokens": prompt_tokens + completion_tokens,
-        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
-        "completion_tokens_details": {
-            "reasoning_tokens": 0,
-            "audio_tokens": 0,
-            "accepted_prediction_tokens": 0,
-            "rejected_prediction_tokens": 0,
-        },
+        "tokens": echoed.tokens + scored.tokens,
+        "token_logprobs": echoed.token_logprobs + scored.token_logprobs,
+        "top_logprobs": echoed.top_logprobs + scored.top_logprobs,
+        "text_offset": echoed.text_offset + scored.text_offset,
     }

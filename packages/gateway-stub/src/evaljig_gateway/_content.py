@@ -19,11 +19,8 @@ from typing import Any
 
 from evaljig_gateway import _tokenizer
 from evaljig_gateway._script import Turn, parse_script
-from evaljig_gateway._work import Work, drain
 
 _SPACES = re.compile(r"\s+")
-#: Values generated between two yields (about a millisecond).
-VALUE_STEP = 256
 #: 2023-11-14T22:13:20Z: ``created`` values are offsets from here, so they look plausible.
 CREATED_BASE = 1_700_000_000
 _VOCABULARY = (
@@ -59,15 +56,6 @@ _VOCABULARY = (
 def count_tokens(text: str) -> int:
     """Tokens in ``text`` by the gateway's one tokenizer (``usage``, ``max_tokens``)."""
     return _tokenizer.count(text)
-
-
-def count_tokens_work(text: str, stop_above: int | None = None) -> Work[int]:
-    """``count_tokens`` in steps of about ``_tokenizer.TEXT_STEP`` characters, cut where no token spans.
-
-    With ``stop_above``, counting ends at the first step past it (the count returned is then only a
-    lower bound above ``stop_above``): a limit check never counts a hostile text in full.
-    """
-    return _tokenizer.count_work(text, stop_above)
 
 
 def pieces(text: str) -> list[str]:
@@ -170,23 +158,11 @@ def truncate(text: str, max_tokens: int | None, stop: list[str]) -> tuple[str, s
 
 def embedding(model: str, item: Any, dimensions: int) -> list[float]:
     """A unit-length vector seeded by the model and the input."""
-    return drain(embedding_work(model, item, dimensions))
-
-
-def embedding_work(model: str, item: Any, dimensions: int) -> Work[list[float]]:
-    """``embedding`` yielding every ``VALUE_STEP`` values (8,192 dimensions take 10-40 milliseconds)."""
     seed = int.from_bytes(hashlib.sha256(f"{model}\x00{item!r}".encode()).digest()[:8], "big")
     rng = random.Random(seed)
-    vec: list[float] = []
-    while len(vec) < dimensions:
-        vec.extend(rng.gauss(0.0, 1.0) for _ in range(min(VALUE_STEP, dimensions - len(vec))))
-        yield
+    vec = [rng.gauss(0.0, 1.0) for _ in range(dimensions)]
     norm = math.sqrt(sum(v * v for v in vec)) or 1.0
-    unit: list[float] = []
-    for start in range(0, dimensions, VALUE_STEP):
-        unit.extend(round(v / norm, 8) for v in vec[start : start + VALUE_STEP])
-        yield
-    return unit
+    return [round(v / norm, 8) for v in vec]
 
 
 def encode_base64_floats(vector: list[float]) -> str:

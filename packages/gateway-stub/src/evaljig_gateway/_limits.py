@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
-from evaljig_gateway._content import count_tokens_work
 from evaljig_gateway._errors import GatewayError
-from evaljig_gateway._work import Work
+from evaljig_gateway._tokenizer import count as count_tokens
 
 #: A completions ``prompt`` as the cost functions take it: text, texts, token ids, or lists of token ids.
 Prompts = str | Sequence[str] | Sequence[int] | Sequence[Sequence[int]]
@@ -25,9 +24,8 @@ class Limits:
     """Request limits; every one has a ``serve`` flag of the same name (``--max-embedding-values``).
 
     Each default is sized to what an eval sends, with room to spare, and no further: the gateway
-    is a test double, and a request past a limit is answered 400 naming the parameter (413/431/408
-    for the transport ones) before any of its work is done, so no request costs other clients more
-    than a few tens of milliseconds. Raise one with its flag when a real suite needs more.
+    is a test double, and a request past a limit is answered 400 naming the parameter (413/431 for
+    the transport ones) before any of its work is done. Raise one with its flag when a real suite needs more.
     """
 
     max_body_bytes: int = 4 * 1024 * 1024
@@ -36,9 +34,9 @@ class Limits:
     A long MMLU/GPQA chat prompt is a few KiB; a 128k-token context is about 0.5 MiB of text; 4 MiB
     leaves room for batched token-id prompts and a long agent conversation."""
     max_header_count: int = 100
-    """More request headers than this are answered 431 while the headers are parsed (SDKs send ~15)."""
+    """More request headers than this are answered 431 (SDKs send ~15)."""
     max_header_bytes: int = 16 * 1024
-    """Request line plus header names and values above this are answered 431 (SDKs send under 2 KiB)."""
+    """Request path plus header names and values above this are answered 431 (SDKs send under 2 KiB)."""
     max_embedding_values: int = 1024 * 1024
     """Embeddings: inputs x dimensions (floats generated) per request.
 
@@ -60,12 +58,10 @@ class Limits:
     Loglikelihood evals echo each choice with its context (a long MMLU prompt is 2-4k tokens) with
     ``logprobs`` 1 and ``n`` 1; lm-eval batches a few of them per request: 64k tokens is 16 such
     prompts. Each echoed token is copied into every choice and scored with ``logprobs`` alternatives
-    (about 8 us and 150 bytes each), so this bounds the time (about half a second, handed out in
-    slices) and memory (about 10 MiB) such a request may cost."""
+    (about 8 us and 150 bytes each), so this bounds the time (about half a second, in a worker
+    thread) and memory (about 10 MiB) such a request may cost."""
     max_model_chars: int = 256
     """The length of the ``model`` name; per-model attempt counters and the journal keep the name."""
-    max_header_wait_ms: int = 10_000
-    """How long a request line and headers may take to arrive; slower ones are answered 408 and closed."""
     max_generated_chars: int = 32 * 1024
     """Characters of generated JSON per request: schema instances (``response_format``, ``text.format``),
     tool-call arguments and the strings drawn for ``pattern``, all choices and calls together.
@@ -84,6 +80,14 @@ class Limits:
     few hundred steps; a schema that needs more is a 400 saying so."""
     max_tools: int = 128
     """Tools (``tools``, ``functions``) a request may declare: OpenAI's own limit is 128."""
+    max_prompt_chars: int = 1024 * 1024
+    """Characters of prompt text per request (chat ``messages``, completions ``prompt``, ``input``),
+    refused before any of it is tokenised.
+
+    The longest eval prompts (long-context tasks at a 128k-token window) are about 0.5M characters;
+    1M leaves room for that twice. Tokenising costs 0.2-1.7 us a character (the worst is a hostile
+    ``a1a1...`` run, every character its own token), so this bounds one request's tokenising to under
+    two seconds of a worker thread; without it a 4 MiB body would be about 7 s of CPU."""
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -155,17 +159,17 @@ def check_product(param: str, what: str, product: int, limit: int, flag: str) ->
         )
 
 
-def echo_cost_work(prompts: Prompts, n: int, logprobs: int | None) -> Work[int]:
-    """Echoed prompt tokens x ``n`` x ``max(logprobs, 1)`` (x 1 without ``logprobs``), counted step-wise.
+def echo_cost(prompts: Prompts, n: int, logprobs: int | None) -> int:
+    """Echoed prompt tokens x ``n`` x ``max(logprobs, 1)`` (x 1 without ``logprobs``).
 
-    Text is counted with the gateway's own tokenizer (``_content.count_tokens_work``, the count
+    Text is counted with the gateway's own tokenizer (the count
     ``usage.prompt_tokens`` reports), a token-id list by its length.
     """
-    tokens, _ = yield from _echoed_tokens_work(prompts, None)
+    tokens, _ = _echoed_tokens(prompts, None)
     return tokens * _per_token(n, logprobs)
 
 
-def check_echo_work(limits: Limits, prompts: Prompts, n: int, logprobs: int | None) -> Work[None]:
+def check_echo(limits: Limits, prompts: Prompts, n: int, logprobs: int | None) -> None:
     """400 naming ``echo`` when echoing ``prompts`` would cost more than ``limits.max_echo_tokens``.
 
     Run before any choice is made. Prompts too short to be over the limit whatever they hold (a
@@ -175,7 +179,7 @@ def check_echo_work(limits: Limits, prompts: Prompts, n: int, logprobs: int | No
     limit, per_token = limits.max_echo_tokens, _per_token(n, logprobs)
     if sum(len(p) for p in _prompt_list(prompts)) * per_token <= limit:
         return
-    tokens, complete = yield from _echoed_tokens_work(prompts, limit // per_token)
+    tokens, complete = _echoed_tokens(prompts, limit // per_token)
     shown = f"{tokens:,}" if complete else f"at least {tokens:,}"
     if logprobs is None:
         what = f"echoed prompt tokens x n ({shown} x {n})"
@@ -189,12 +193,12 @@ def _per_token(n: int, logprobs: int | None) -> int:
     return n * (max(logprobs, 1) if logprobs is not None else 1)
 
 
-def _echoed_tokens_work(prompts: Prompts, stop_above: int | None) -> Work[tuple[int, bool]]:
+def _echoed_tokens(prompts: Prompts, stop_above: int | None) -> tuple[int, bool]:
     """(tokens, True) for all of ``prompts``, or (more than ``stop_above``, False) as soon as that is known."""
     tokens = 0
     for prompt in _prompt_list(prompts):
         left = None if stop_above is None else stop_above - tokens
-        tokens += (yield from count_tokens_work(prompt, left)) if isinstance(prompt, str) else len(prompt)
+        tokens += count_tokens(prompt, left) if isinstance(prompt, str) else len(prompt)
         if stop_above is not None and tokens > stop_above:
             return tokens, False
     return tokens, True

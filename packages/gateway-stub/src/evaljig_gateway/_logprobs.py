@@ -29,23 +29,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaljig_gateway import _tokenizer
-from evaljig_gateway._work import Work, drain
 
 #: Characters of context the plain (unkeyed) model looks at: it is an n-gram model over characters.
 WINDOW = 32
-#: Tokens scored between two yields.
-TOKEN_STEP = 128
 _ALTERNATIVES = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel")
 
 
 def text_pieces(text: str) -> list[str]:
     """``text`` cut by the gateway's one tokenizer (whitespace before each token); the pieces join to ``text``."""
     return _tokenizer.pieces(text)
-
-
-def text_pieces_work(text: str) -> Work[list[str]]:
-    """``text_pieces`` in steps of about ``_tokenizer.TEXT_STEP`` characters."""
-    return _tokenizer.pieces_work(text)
 
 
 def _unit(seed: str) -> float:
@@ -184,7 +176,7 @@ class Scored:
         }
 
 
-def score_pieces_work(
+def score_pieces(
     text: str,
     pieces: list[str],
     start: int,
@@ -193,7 +185,7 @@ def score_pieces_work(
     cache: dict[tuple[str, str], float] | None = None,
     *,
     null_first: bool = True,
-) -> Work[Scored]:
+) -> Scored:
     """Score ``pieces``, which are ``text[start:]`` cut into tokens; the context of each is ``text`` before it.
 
     ``text_offset`` is each token's position in ``text``. The token at position 0 of ``text``
@@ -206,7 +198,7 @@ def score_pieces_work(
     out = Scored([], [], [], [])
     at = start
     count = max(top, 1)
-    for i, piece in enumerate(pieces):
+    for piece in pieces:
         out.tokens.append(piece)
         out.text_offset.append(at)
         if at == 0 and null_first:
@@ -225,30 +217,21 @@ def score_pieces_work(
             simple = better is None and count == 1  # the common scoring request (logprobs: 1): no alternatives to draw
             out.top_logprobs.append({piece: logprob} if simple else _top(piece, logprob, better, window, count))
         at += len(piece)
-        if i % TOKEN_STEP == TOKEN_STEP - 1:
-            yield
     return out
 
 
 def chat_logprobs(context: str, tokens: list[str], top: int, keyed: KeyedText | None) -> list[dict[str, Any]]:
-    """``chat_logprobs_work`` at once."""
-    return drain(chat_logprobs_work(context, tokens, top, keyed))
-
-
-def chat_logprobs_work(
-    context: str, tokens: list[str], top: int, keyed: KeyedText | None
-) -> Work[list[dict[str, Any]]]:
     """``choices[].logprobs.content`` for an answer cut into ``tokens`` after ``context`` (the prompt's text).
 
-    The values are :func:`score_pieces_work`'s for ``context + answer`` from ``len(context)`` on: the
+    The values are :func:`score_pieces`'s for ``context + answer`` from ``len(context)`` on: the
     same a completions request with that prompt gives its completion. Exactly ``top`` alternatives
     per token, most likely first, as OpenAI sends them.
     """
     text = context + "".join(tokens)
-    scored = yield from score_pieces_work(text, tokens, len(context), top, keyed, null_first=False)
+    scored = score_pieces(text, tokens, len(context), top, keyed, null_first=False)
     out: list[dict[str, Any]] = []
-    for i, (token, logprob) in enumerate(zip(scored.tokens, scored.token_logprobs, strict=True)):
-        alternatives = scored.top_logprobs[i] or {} if top else {}
+    for token, logprob, alts in zip(scored.tokens, scored.token_logprobs, scored.top_logprobs, strict=True):
+        alternatives = alts or {} if top else {}
         out.append(
             {
                 "token": token,
@@ -260,6 +243,4 @@ def chat_logprobs_work(
                 ],
             }
         )
-        if i % TOKEN_STEP == TOKEN_STEP - 1:
-            yield
     return out

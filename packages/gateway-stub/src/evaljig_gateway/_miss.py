@@ -6,8 +6,7 @@ recorded 3.6 KB prompts held the event loop 35 s, and it called a changed ``temp
 its ``(json path, value)`` pairs (at most :data:`MAX_INDEXED_FIELDS` of them), and those hashes
 point back at the recordings holding them. A miss then counts, for each recording on its
 method and path, the pairs it shares with the request — work proportional to the postings of
-the request's own pairs, done as :class:`~evaljig_gateway._work.Work` that hands the event loop
-back every :data:`STEP` postings — and picks the best Jaccard score (ties: the earliest
+the request's own pairs (run in a worker thread by the app) — and picks the best Jaccard score (ties: the earliest
 recording). Only that one recording is flattened in full to list the differing fields by path
 (``temperature: 0 -> 0.3``), and "N of M fields alike" counts paths, so a real difference is
 never 100%.
@@ -26,12 +25,9 @@ import orjson
 from evaljig_common import EvaljigError
 from evaljig_gateway._errors import GatewayError
 from evaljig_gateway._journal import Call
-from evaljig_gateway._work import Work
 
 #: Pairs of one body that are indexed (the rest are folded into one): bounds the index and a miss's work.
 MAX_INDEXED_FIELDS = 64
-#: Postings counted (or recordings scored) between two hand-backs of the event loop.
-STEP = 2048
 #: Differing fields listed in a miss (the first is also on the first line).
 MAX_DIFF_LINES = 12
 #: Characters of a long value shown around its first difference.
@@ -113,9 +109,9 @@ class Group:
             self.postings.setdefault(h, []).append(at)
 
 
-def miss_work(group: Group | None, method: str, target: str, body: bytes) -> Work[GatewayError]:
+def miss(group: Group | None, method: str, target: str, body: bytes) -> GatewayError:
     """The 404 for a request no recording matches, naming the closest recording of ``group`` (its method and
-    path) and the fields that differ; yields every :data:`STEP` postings so the loop is never held long."""
+    path) and the fields that differ."""
     path = target.split("?", 1)[0]
     if group is None or not group.bodies:
         nothing = f"Cassette miss: nothing was recorded for {method} {path}"
@@ -123,21 +119,15 @@ def miss_work(group: Group | None, method: str, target: str, body: bytes) -> Wor
     wanted = flatten(parse_canonical(body)) if body else {}
     wanted_hashes = pair_hashes(wanted) if body else frozenset()
     shared = [0] * len(group.bodies)
-    done = 0
     for h in wanted_hashes:
         for at in group.postings.get(h, ()):
             shared[at] += 1
-            done += 1
-            if done % STEP == 0:
-                yield
     best, best_score = 0, -1.0
     for at, common in enumerate(shared):
         union = len(wanted_hashes) + group.sizes[at] - common
         score = common / union if union else 1.0
         if score > best_score:
             best, best_score = at, score
-        if at % STEP == STEP - 1:
-            yield
     recorded = flatten(parse_canonical(group.bodies[best])) if group.bodies[best] else {}
     return GatewayError(404, explain(method, target, group.places[best], recorded, wanted), code=CODE)
 

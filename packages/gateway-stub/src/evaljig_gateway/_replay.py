@@ -35,9 +35,9 @@ from evaljig_gateway._cassette import (
     sse_events,
 )
 from evaljig_gateway._errors import GatewayError
-from evaljig_gateway._miss import Group, miss_work
+from evaljig_gateway._miss import Group
+from evaljig_gateway._miss import miss as _miss
 from evaljig_gateway._replies import Reply
-from evaljig_gateway._work import Work, drain
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,12 +159,8 @@ class Replayer:
         with self._lock:
             self._cursors = {}
 
-    def miss_work(self, key: MatchKey) -> Work[GatewayError]:
-        """The 404 for a request the cassette does not hold, naming the closest recording and the differing
-        fields, as work the server drives a slice at a time (see ``_miss``)."""
-        method, target, body = key
-        return miss_work(self._groups.get((method, target.split("?", 1)[0])), method, target, body)
-
     def miss(self, key: MatchKey) -> GatewayError:
-        """:meth:`miss_work` run to the end at once (for callers outside the event loop)."""
-        return drain(self.miss_work(key))
+        """The 404 for a request the cassette does not hold, naming the closest recording and the differing
+        fields (see ``_miss``)."""
+        method, target, body = key
+        return _miss(self._groups.get((method, target.split("?", 1)[0])), method, target, body)

@@ -17,7 +17,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
@@ -25,12 +25,9 @@ from evaljig_gateway import _content, _validation
 from evaljig_gateway._errors import invalid, missing
 from evaljig_gateway._limits import OutputBudget
 from evaljig_gateway._replies import SSE, Reply, json_reply
+from evaljig_gateway._request import Request, check_prompt
 from evaljig_gateway._schema_instance import instance_json
 from evaljig_gateway._tool_choice import check_tool_count, first_named
-from evaljig_gateway._work import Work
-
-if TYPE_CHECKING:
-    from evaljig_gateway._openai_api import Request
 
 _ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "reasoning", "item_reference"})
 _FORMATS = ("text", "json_object", "json_schema")
@@ -183,7 +180,8 @@ def _formatted(fmt: dict[str, Any], known: str | None, prompt: str, budget: Outp
     return _instance_json(fmt["schema"], prompt, "text.format.schema", budget)
 
 
-def responses(req: Request) -> Work[Reply]:
+def handle(req: Request) -> Reply:
+    """``POST /v1/responses``."""
     body = req.body
     raw_input = body.get("input")
     if raw_input is None:
@@ -204,7 +202,8 @@ def responses(req: Request) -> Work[Reply]:
 
     prompt = "\n".join(_item_text(item) for item in items)
     full_prompt = f"{instructions}\n{prompt}" if instructions else prompt
-    input_tokens = yield from _content.count_tokens_work(full_prompt)
+    check_prompt(req, len(full_prompt), "input")
+    input_tokens = _content.count_tokens(full_prompt)
     digest = req.digest
     known = req.answers.lookup(full_prompt)
     budget = OutputBudget.of(req.limits)
@@ -269,11 +268,11 @@ def responses(req: Request) -> Work[Reply]:
         "metadata": {},
     }
     if stream:
-        return (yield from _event_stream(response))
+        return _event_stream(response)
     return json_reply(response)
 
 
-def _event_stream(response: dict[str, Any]) -> Work[Reply]:
+def _event_stream(response: dict[str, Any]) -> Reply:
     """OpenAI's Responses event sequence for ``response``, numbered from 0."""
     events: list[dict[str, Any]] = []
 
@@ -284,7 +283,6 @@ def _event_stream(response: dict[str, Any]) -> Work[Reply]:
     emit("response.created", response=pending)
     emit("response.in_progress", response=pending)
     for index, item in enumerate(response["output"]):
-        yield
         if item["type"] == "function_call":
             emit(
                 "response.output_item.added",
@@ -313,8 +311,5 @@ def _event_stream(response: dict[str, Any]) -> Work[Reply]:
             emit("response.content_part.done", **where, part=part)
         emit("response.output_item.done", output_index=index, item=item)
     emit("response.completed" if response["status"] == "completed" else "response.incomplete", response=response)
-    chunks = []
-    for event in events:
-        chunks.append(b"event: " + event["type"].encode() + b"\ndata: " + orjson.dumps(event) + b"\n\n")
-        yield
+    chunks = [b"event: " + event["type"].encode() + b"\ndata: " + orjson.dumps(event) + b"\n\n" for event in events]
     return Reply(200, b"", content_type=SSE, events=chunks)

@@ -17,7 +17,6 @@ from evaljig_gateway._answers import load_answer_key
 from evaljig_gateway._app import DEFAULT_RETRY_AFTER_MS, GatewayApp
 from evaljig_gateway._cassette import DEFAULT_MAX_CASSETTE_BYTES
 from evaljig_gateway._content import AnswerKey
-from evaljig_gateway._headers import bounded_protocol
 from evaljig_gateway._journal import (
     DEFAULT_BODY_BYTES,
     DEFAULT_CAPACITY,
@@ -51,7 +50,11 @@ def bind_socket(host: str = LOOPBACK, port: int = 0) -> socket.socket:
 
 
 def uvicorn_config(app: GatewayApp) -> uvicorn.Config:
-    """Fast, quiet settings: httptools (with header limits), uvloop where present, no access log, no lifespan."""
+    """Fast, quiet settings: httptools, uvloop where present, no access log, no lifespan.
+
+    uvicorn's own options bound the transport: idle keep-alive connections close after 30 s, and a
+    request httptools cannot parse is answered 400 by uvicorn itself (not journaled: it never
+    reaches the app). Header count and size are checked by the app (431, journaled)."""
     try:
         import uvloop  # noqa: F401
 
@@ -61,7 +64,7 @@ def uvicorn_config(app: GatewayApp) -> uvicorn.Config:
     return uvicorn.Config(
         app,
         loop=loop,
-        http=bounded_protocol(app.limits, app.journal),
+        http="httptools",
         lifespan="off",
         access_log=False,
         log_level="warning",

@@ -14,8 +14,9 @@ for the letters and decimal digits of ordinary text).
 
 A run of more than ``LONG_WORD`` letters, digits or symbols without a break (no real word is one;
 a hostile prompt may be) is cut one character per token instead of merged, and long texts are cut
-in steps at places no pre-token spans (whitespace after a token, a letter or digit before a symbol,
-a change between letters and digits), so tokenizing any text costs linear time and yields often.
+in spans at places no pre-token spans (whitespace after a token, a letter or digit before a symbol,
+a change between letters and digits), so tokenizing any text costs linear time and a limit check
+can stop counting early.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ import re
 from collections.abc import Iterator
 
 from evaljig_gateway._token_ids import vocabulary_bytes
-from evaljig_gateway._work import Work
 
 #: r50k's pattern: contractions, letters, digits, other symbols (each with one optional space before),
 #: then whitespace (a run keeps its last space for the word after it).
@@ -43,7 +43,7 @@ _CUT = re.compile(
     r"|(?<=(?:[^\s\w]|_){35})(?=(?:[^\s\w]|_){34})",
     re.UNICODE,
 )
-#: Characters cut into pieces between two yields (about a millisecond of ordinary text).
+#: Characters counted before a limit check looks at the total again.
 TEXT_STEP = 4 * 1024
 #: Longer unbroken runs are cut one character per token (merging is quadratic in a run's length).
 LONG_WORD = 32
@@ -134,26 +134,14 @@ def pieces(text: str) -> list[str]:
     return _pieces_between(text, 0, len(text))
 
 
-def pieces_work(text: str) -> Work[list[str]]:
-    """``pieces`` about ``TEXT_STEP`` characters per step; the same pieces as one call."""
-    out: list[str] = []
-    for start, end in _steps(text):
-        out += _pieces_between(text, start, end)
-        yield
-    return out
-
-
-def count(text: str) -> int:
-    """How many tokens ``text`` is (``usage``, ``max_tokens``, the limits)."""
-    return _count_between(text, 0, len(text))
-
-
-def count_work(text: str, stop_above: int | None = None) -> Work[int]:
-    """``count`` in steps; with ``stop_above``, it ends at the first step past it (a lower bound then)."""
+def count(text: str, stop_above: int | None = None) -> int:
+    """How many tokens ``text`` is (``usage``, ``max_tokens``, the limits); with ``stop_above``, counting
+    ends at the first span of about ``TEXT_STEP`` characters past it (the count is then a lower bound)."""
+    if stop_above is None:
+        return _count_between(text, 0, len(text))
     total = 0
     for start, end in _steps(text):
         total += _count_between(text, start, end)
-        if stop_above is not None and total > stop_above:
-            return total
-        yield
+        if total > stop_above:
+            break
     return total

@@ -1,0 +1,129 @@
+"""``POST /v1/chat/completions``: chat answers with tools, structured output, log-probabilities and streaming.
+
+The answer is the answer key's or one derived from the prompt; a scripted turn (``_script``)
+overrides tool choice and format; tool calls and JSON answers are generated from their schemas
+(``_assistant``, ``_structured``) within the request's ``OutputBudget``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evaljig_common import SYSTEM_FINGERPRINT
+from evaljig_gateway import _assistant, _content, _logprobs, _structured, _tool_choice, _validation
+from evaljig_gateway._errors import invalid
+from evaljig_gateway._limits import OutputBudget
+from evaljig_gateway._replies import Reply, json_reply, sse_reply
+from evaljig_gateway._request import Request, answer, check_prompt, check_tokens, usage_of
+
+
+def handle(req: Request) -> Reply:
+    """``POST /v1/chat/completions``."""
+    body = req.body
+    messages = _validation.messages_of(body)
+    _validation.sampling(body)
+    n = _validation.optional_int(body, "n", 1, 128) or 1
+    tokens_param = "max_completion_tokens"
+    max_tokens = _validation.optional_int(body, tokens_param, 1, 1_000_000)
+    if max_tokens is None:
+        tokens_param = "max_tokens"
+        max_tokens = _validation.optional_int(body, tokens_param, 1, 1_000_000)
+    check_tokens(req, n, max_tokens, tokens_param)
+    stop = _validation.stop_list(body)
+    stream = _validation.optional_bool(body, "stream")
+    want_logprobs = _validation.optional_bool(body, "logprobs")
+    top = _validation.optional_int(body, "top_logprobs", 0, 20)
+    if top is not None and not want_logprobs:
+        raise invalid("top_logprobs", "requires 'logprobs' to be true")
+    policy = _tool_choice.tool_choice_of(body, req.limits.max_tools)
+    json_format = _structured.response_format_of(body)
+    if json_format is not None and json_format.schema is None:  # json_object: a schema the prompt asks for
+        json_format = _structured.JsonFormat(prompted=_structured.prompted_schema(messages, _content.message_text))
+    options = body.get("stream_options")
+    if options is not None and (not isinstance(options, dict) or not stream):
+        raise invalid("stream_options", "is only allowed with 'stream': true and must be an object")
+    include_usage = bool(options and options.get("include_usage"))
+
+    prompt = "\n".join(_content.message_text(m.get("content")) for m in messages)
+    check_prompt(req, len(prompt), "messages")
+    prompt_tokens = _content.count_tokens(prompt)
+    known = req.answers.lookup(prompt)
+    turn = req.answers.turn_for(messages)  # a scripted turn overrides tool choice and format
+    to_call = _tool_choice.calls_for(policy, messages) if turn is None else []
+    seed = _assistant.conversation_seed(messages) if to_call or json_format else ""  # only what needs it pays
+    digest = req.digest
+    head = {
+        "id": f"chatcmpl-{digest[:24]}",
+        "object": "chat.completion",
+        "created": _content.created_from(digest),
+        "model": req.model,
+        "system_fingerprint": SYSTEM_FINGERPRINT,
+    }
+    choices: list[dict[str, Any]] = []
+    completion_tokens = 0
+    budget = OutputBudget.of(req.limits)  # generated JSON (instances, tool arguments): all choices share it
+    for index in range(n):
+        calls = _assistant.scripted_calls(turn) if turn else _assistant.generated_calls(to_call, seed, index, budget)
+        if calls:
+            message, finish = _assistant.call_message(calls, digest, index, legacy=policy.legacy)
+            completion_tokens += sum(_content.count_tokens(c.payload) for c in calls)
+            choices.append({"index": index, "message": message, "logprobs": None, "finish_reason": finish})
+            continue
+        if turn is not None and turn.content is not None:
+            raw = turn.content
+        elif json_format is not None:
+            derived = _content.default_answer(prompt, index)
+            raw = _structured.json_content(json_format, known, derived, f"{seed}\x00{index}", budget=budget)
+        else:
+            raw = answer(known, prompt, index)
+        text, finish = _content.truncate(raw, max_tokens, stop)
+        completion_tokens += _content.count_tokens(text)
+        logprobs = None
+        if want_logprobs:
+            keyed = _logprobs.KeyedText(prompt, req.answers.items()) if len(req.answers) else None
+            content = _logprobs.chat_logprobs(prompt, _content.pieces(text), top or 0, keyed)
+            logprobs = {"content": content, "refusal": None}
+        message = {"role": "assistant", "content": text, "refusal": None, "annotations": []}
+        choices.append({"index": index, "message": message, "logprobs": logprobs, "finish_reason": finish})
+
+    usage = usage_of(prompt_tokens, completion_tokens)
+    if not stream:
+        return json_reply({**head, "choices": choices, "usage": usage, "service_tier": "default"})
+    return sse_reply(_chat_chunks(head, choices, usage if include_usage else None))
+
+
+def _chat_chunks(
+    head: dict[str, Any], choices: list[dict[str, Any]], usage: dict[str, Any] | None
+) -> list[dict[str, Any]]:
+    """OpenAI's chunk sequence: role, one delta per token, finish, then usage if asked."""
+    chunk_head = {**head, "object": "chat.completion.chunk"}
+    extra = {"usage": None} if usage is not None else {}
+    events: list[dict[str, Any]] = []
+    for choice in choices:
+        index, message = choice["index"], choice["message"]
+        deltas: list[tuple[dict[str, Any], Any]] = [({"role": "assistant", "content": ""}, None)]
+        if message.get("tool_calls") or message.get("function_call"):
+            deltas.extend((delta, None) for delta in _assistant.call_deltas(message))
+        else:
+            logprobs = (choice["logprobs"] or {}).get("content")
+            for i, piece in enumerate(_content.pieces(message["content"])):
+                lp = {"content": [logprobs[i]], "refusal": None} if logprobs and i < len(logprobs) else None
+                deltas.append(({"content": piece}, lp))
+        for delta, lp in deltas:
+            events.append(
+                {
+                    **chunk_head,
+                    "choices": [{"index": index, "delta": delta, "logprobs": lp, "finish_reason": None}],
+                    **extra,
+                }
+            )
+        events.append(
+            {
+                **chunk_head,
+                "choices": [{"index": index, "delta": {}, "logprobs": None, "finish_reason": choice["finish_reason"]}],
+                **extra,
+            }
+        )
+    if usage is not None:
+        events.append({**chunk_head, "choices": [], "usage": usage})
+    return events

@@ -1,0 +1,38 @@
+"""``GET /v1/models`` and ``GET /v1/models/{name}``: every name exists, since the name *is* the behaviour."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evaljig_gateway import _content
+from evaljig_gateway._behaviours import BEHAVIOUR_TABLE
+from evaljig_gateway._replies import Reply, json_reply
+
+MODELS_OWNER = "evaljig"
+#: Example names listed by ``GET /v1/models``; any other name works too.
+LISTED_MODELS = ("gpt-stub", "fail-once", "always-fail", "rate-limit", "slow-100", "malformed")
+PREFIX = "/v1/models/"
+
+
+def handle(path: str) -> Reply:
+    """The listing for ``/v1/models``, one model object for ``/v1/models/{name}``."""
+    if path.startswith(PREFIX):
+        return retrieve_model(path[len(PREFIX) :])
+    return list_models()
+
+
+def _model_object(name: str) -> dict[str, Any]:
+    return {"id": name, "object": "model", "created": _content.CREATED_BASE, "owned_by": MODELS_OWNER}
+
+
+def list_models() -> Reply:
+    return json_reply({"object": "list", "data": [_model_object(m) for m in LISTED_MODELS]})
+
+
+def retrieve_model(name: str) -> Reply:
+    """Every name exists: the name *is* the behaviour (see ``_behaviours``)."""
+    return json_reply(_model_object(name))
+
+
+def behaviours() -> Reply:
+    return json_reply([{"token": t, "behaviour": b} for t, b in BEHAVIOUR_TABLE])
