@@ -16,7 +16,7 @@ import pytest
 
 from evaljig_config import RetryBudgetExhausted, parse_provider_spec
 from evaljig_fixtures import LevTrace
-from evaljig_gateway import CassetteMiss, Exchange, Gateway, write_cassette
+from evaljig_gateway import CassetteMiss, Exchange, Gateway, Replay, write_cassette
 
 REQUEST = {"model": "acme-small", "messages": [{"role": "user", "content": "Q1?"}], "temperature": 0.0}
 
@@ -48,7 +48,7 @@ def test_a_run_that_missed_the_cassette_fails_with_the_miss_first(
     spec = parse_provider_spec(
         {"name": "acme", "base_url": "http://127.0.0.1:8000/v1", "model": "openai/acme-small", "api_key_env": "K"}
     )
-    with Gateway(replay=_cassette(tmp_path / "c.yaml")) as gw:
+    with Gateway(tape=Replay(_cassette(tmp_path / "c.yaml"))) as gw:
 
         def lighteval_as_it_is(spec: object, tasks: str, **kw: object) -> object:
             assert _post(gw.base_url, REQUEST) == 200

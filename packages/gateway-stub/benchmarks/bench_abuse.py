@@ -61,6 +61,21 @@ HOSTILE: dict[str, tuple[str, dict[str, Any]]] = {
     "128-tools-1MB": _tools_request(),
     "allOf-const-conflict": _schema_request({"allOf": [{"const": 1}, {"const": 2}]}),
     "multipleOf-1e-300": _schema_request({"type": "number", "multipleOf": 1e-300, "minimum": 1, "maximum": 1e10}),
+    # a prompt of one token per character: over --max-prompt-chars it is refused before tokenising;
+    # just under it, it is tokenised (about 2 s) in a worker thread while the plain client is served
+    "a1-prompt-3.8MB": (
+        "/chat/completions",
+        {"model": "gpt-stub", "messages": [{"role": "user", "content": "a1" * 1_900_000}]},
+    ),
+    "a1-prompt-1M-chars": (
+        "/chat/completions",
+        {"model": "gpt-stub", "messages": [{"role": "user", "content": "a1" * 524_000}]},
+    ),
+    "embeddings-at-limit": ("/embeddings", {"model": "e", "input": ["x"] * 128, "dimensions": 8192}),
+    "echo-logprobs-at-limit": (
+        "/completions",
+        {"model": "m", "echo": True, "logprobs": 5, "max_tokens": 1, "prompt": "w " * 3_200, "n": 2},
+    ),
     "responses-type-list": (
         "/responses",
         {"model": "gpt-stub", "input": [{"type": ["message"], "role": "user", "content": "hi"}]},

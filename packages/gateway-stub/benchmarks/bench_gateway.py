@@ -4,7 +4,8 @@ The server runs in its own process pinned to one core; this process drives it fr
 other core with a lean asyncio (uvloop) HTTP/1.1 client. A second phase measures the same
 load while another client (its own process) abuses the gateway: the largest requests the
 limits allow, refused oversized ones, 3 MiB bad bodies, and stalled requests, half-sent bodies
-and half-sent heads held open; it prints the p99 of the normal requests against the quiet p99. Prints figures
+and half-sent heads held open; it prints the p99 of the normal requests against the quiet p99
+(a figure: the issue-30 rewrite dropped the fairness target with the scheduler). Prints figures
 and their ratio to the targets; asserts nothing about time.
 
     python packages/gateway-stub/benchmarks/bench_gateway.py [--seconds 10] [--connections 32]
@@ -44,7 +45,6 @@ from typing import Any
 
 TARGET_RPS = 8_000
 TARGET_P99_MS = 15.0
-TARGET_ABUSE_RATIO = 2.0
 TARGET_REPLAY_RATIO = 0.8
 #: Issue 30: plain chat throughput at least half a bare ASGI app's on the same uvicorn.
 FLOOR_BARE_RATIO = 0.5
@@ -438,9 +438,7 @@ def main() -> int:
     print(f"under abuse: the same load while another client sends heavy and stalled requests ({args.seconds:.0f} s)")
     print(f"  requests      {len(abused):>10,}   errors {abused_errors}   ({len(abused) / abused_elapsed:,.0f} req/s)")
     print(f"  latency p99   {loud:>10.2f} ms   quiet p99 {quiet:.2f} ms")
-    ratio = loud / quiet
-    headroom = TARGET_ABUSE_RATIO / ratio
-    print(f"  p99 ratio     {ratio:>10.2f}x     (target <= {TARGET_ABUSE_RATIO:.0f}x: {headroom:.2f}x headroom)")
+    print(f"  p99 ratio     {loud / quiet:>10.2f}x     (a figure, no target: heavy requests run in worker threads)")
     for name, statuses in abuse_report["answered"].items():
         print(f"  abuser: {name:<42} answered {statuses}")
     print(f"  abuser: {abuse_report['held']} stalled / half-sent requests held open throughout")

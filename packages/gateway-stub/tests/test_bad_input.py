@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from evaljig_gateway import AnswerKey, Gateway, Limits
+from evaljig_gateway import AnswerKey, Gateway, Journal, Limits
 
 from .conftest import CHAT
 
@@ -129,7 +129,7 @@ def test_an_unexpected_error_is_an_openai_500_and_journaled(http: httpx.Client, 
 def test_a_body_too_deep_to_write_back_is_journaled_as_text(tmp_path: Path) -> None:
     deep = json.dumps({**CHAT, "metadata": {"x": json.loads("[" * 300 + "]" * 300)}})  # orjson reads 1024, writes 255
     sink = tmp_path / "calls.jsonl"
-    with Gateway(journal_path=sink) as gw, httpx.Client(base_url=gw.url) as http:
+    with Gateway(journal=Journal(sink=sink)) as gw, httpx.Client(base_url=gw.url) as http:
         assert http.post("/v1/chat/completions", content=deep).status_code == 200
         assert http.post("/v1/chat/completions", json=CHAT).status_code == 200
         listed = http.get("/_gateway/calls")

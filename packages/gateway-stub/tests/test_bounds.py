@@ -20,7 +20,7 @@ import httpx
 import jsonschema
 import pytest
 
-from evaljig_gateway import Gateway, Limits
+from evaljig_gateway import Gateway, Limits, Replay
 
 from .conftest import CHAT
 
@@ -182,7 +182,7 @@ def test_a_replayed_request_nested_500_deep_is_a_400() -> None:
     nested: Any = "x"
     for _ in range(500):
         nested = [nested]
-    with Gateway(replay=cassette) as gw, httpx.Client(base_url=gw.url, timeout=30) as http:
+    with Gateway(tape=Replay(cassette)) as gw, httpx.Client(base_url=gw.url, timeout=30) as http:
         reply = http.post("/v1/chat/completions", json={**CHAT, "metadata_x": nested})
         assert reply.status_code == 400, reply.text[:300]
         assert "nests deeper than 100 levels" in reply.json()["error"]["message"]

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from evaljig_gateway import CassetteError, Gateway, load_cassette
+from evaljig_gateway import CassetteError, Gateway, Record, load_cassette
 
 from .openai_upstream import Upstream
 
@@ -124,7 +124,7 @@ def test_an_answer_inflating_past_the_cap_is_refused_and_not_kept(
 ) -> None:
     _, url = hostile
     cassette = tmp_path / "c.yaml"
-    with Gateway(record=cassette, upstream=url, max_cassette_bytes=1 << 20) as gw:
+    with Gateway(tape=Record(cassette, upstream=url, max_cassette_bytes=1 << 20)) as gw:
         answer = httpx.post(f"{gw.base_url}/chat/completions", json={"model": "bomb", "messages": []}, timeout=60)
         assert answer.status_code == 502
         assert "over the limit of 1,048,576 bytes" in answer.json()["error"]["message"]
@@ -134,7 +134,7 @@ def test_an_answer_inflating_past_the_cap_is_refused_and_not_kept(
 
 def test_the_recorder_stops_reading_when_its_client_leaves(tmp_path: Path, hostile: tuple[_Hostile, str]) -> None:
     app, url = hostile
-    with Gateway(record=tmp_path / "c.yaml", upstream=url) as gw:
+    with Gateway(tape=Record(tmp_path / "c.yaml", upstream=url)) as gw:
         body = {"model": "endless", "messages": []}
         with pytest.raises(httpx.ReadTimeout):  # the gateway reads the answer whole: the client gives up, leaves
             httpx.post(f"{gw.base_url}/chat/completions", json=body, timeout=httpx.Timeout(10, read=0.5))

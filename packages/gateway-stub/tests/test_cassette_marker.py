@@ -11,7 +11,7 @@ from pathlib import Path
 import openai
 import pytest
 
-from evaljig_gateway import Gateway
+from evaljig_gateway import Gateway, Record
 
 from .openai_upstream import Upstream, pick_letter
 
@@ -27,7 +27,7 @@ def _ask(client: openai.OpenAI, question: str, model: str = "gpt-x") -> str | No
 
 def record(path: Path) -> None:
     """(Re-)record the committed cassette from the independent upstream."""
-    with Upstream() as up, Gateway(record=path, upstream=up.base_url) as gw:
+    with Upstream() as up, Gateway(tape=Record(path, upstream=up.base_url)) as gw:
         client = openai.OpenAI(base_url=gw.base_url, api_key="sk-none", max_retries=0)
         for question in QUESTIONS:
             _ask(client, question)

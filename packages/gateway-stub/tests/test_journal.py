@@ -57,7 +57,7 @@ def test_journal_over_http(gateway: Gateway, http: httpx.Client) -> None:
 
 def test_jsonl_journal_file(tmp_path: Path) -> None:
     sink = tmp_path / "calls.jsonl"
-    with Gateway(journal_path=sink) as gw, httpx.Client(base_url=gw.url) as http:
+    with Gateway(journal=Journal(sink=sink)) as gw, httpx.Client(base_url=gw.url) as http:
         http.post("/v1/chat/completions", json=CHAT)
         http.post("/v1/chat/completions", content=b"{broken")
     rows = [json.loads(line) for line in sink.read_text().splitlines()]
@@ -107,7 +107,10 @@ def test_big_bad_bodies_are_journaled_truncated_with_their_size(gateway: Gateway
 
 
 def test_dropped_calls_are_reported_over_http() -> None:
-    with Gateway(journal_max_bytes=64 * 1024, journal_body_bytes=8 * 1024) as gw, httpx.Client(base_url=gw.url) as http:
+    with (
+        Gateway(journal=Journal(max_bytes=64 * 1024, body_bytes=8 * 1024)) as gw,
+        httpx.Client(base_url=gw.url) as http,
+    ):
         for _ in range(40):
             http.post("/v1/chat/completions", content=b"[" * 20_000)
         reply = http.get("/_gateway/calls").json()
@@ -173,7 +176,7 @@ def test_attempt_counters_keep_the_most_recently_called_models() -> None:
 
 def test_distinct_model_names_do_not_grow_the_gateway() -> None:
     """Every distinct name used to be kept until a reset (+383 MiB for 120 names of 3 MiB)."""
-    with Gateway(journal_max_models=8) as gw, httpx.Client(base_url=gw.url) as http:
+    with Gateway(journal=Journal(max_models=8)) as gw, httpx.Client(base_url=gw.url) as http:
         for i in range(40):
             assert http.post("/v1/chat/completions", json={**CHAT, "model": f"fail-once-{i}"}).status_code == 500
         status = http.get("/_gateway/status").json()

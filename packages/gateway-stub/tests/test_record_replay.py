@@ -23,7 +23,7 @@ import vcr
 import yaml
 from openai.types.chat import ChatCompletion
 
-from evaljig_gateway import CassetteError, Exchange, Gateway, load_cassette, write_cassette
+from evaljig_gateway import CassetteError, Exchange, Gateway, Record, Replay, load_cassette, write_cassette
 from evaljig_gateway._cassette import pretty_json
 
 from .openai_upstream import Upstream, pick_letter
@@ -63,7 +63,7 @@ def _exercise(client: openai.OpenAI) -> list[Any]:
 
 
 def _record(path: Path, upstream: Upstream, key_env: str) -> list[Any]:
-    with Gateway(record=path, upstream=upstream.base_url, api_key_env=key_env) as gw:
+    with Gateway(tape=Record(path, upstream=upstream.base_url, api_key_env=key_env)) as gw:
         return _exercise(_client(gw.base_url))
 
 
@@ -128,14 +128,14 @@ def test_replay_matches_whatever_the_key_order_whitespace_or_ignored_fields(
     cassette = tmp_path / "c.yaml"
     recorded = _record(cassette, upstream, key_env)
     reordered = json.dumps({"user": "someone", "metadata": {"run": "7"}, **dict(reversed(PLAIN.items()))}, indent=4)
-    with Gateway(replay=cassette) as gw:
+    with Gateway(tape=Replay(cassette)) as gw:
         answer = httpx.post(f"{gw.base_url}/chat/completions", content=reordered,
                             headers={"content-type": "application/json"})  # fmt: skip
         assert answer.status_code == 200
         assert ChatCompletion.model_validate(answer.json()).model_dump() == recorded[0]
         stream = _client(gw.base_url).chat.completions.create(**STREAMED)  # no stream_options: ignored by default
         assert [c.model_dump() for c in stream] == recorded[1]
-    with Gateway(replay=cassette, ignore_fields=[]) as strict:
+    with Gateway(tape=Replay(cassette, ignore_fields=[])) as strict:
         assert httpx.post(f"{strict.base_url}/chat/completions", content=reordered).status_code == 404
 
 
@@ -159,7 +159,7 @@ def test_identical_requests_replay_in_recorded_order_then_the_last_repeats(tmp_p
         client = _client(gw.base_url)
         return [client.chat.completions.create(**PLAIN).choices[0].message.content for _ in range(n)]
 
-    with Gateway(replay=cassette) as gw:
+    with Gateway(tape=Replay(cassette)) as gw:
         assert answers(gw, 3) == ["first", "second", "second"]
         gw.reset()
         assert answers(gw, 1) == ["first"]
@@ -173,7 +173,7 @@ def test_a_miss_names_the_closest_recording_with_a_diff_and_is_journaled(
     cassette = tmp_path / "c.yaml"
     _record(cassette, upstream, key_env)
     changed = {**PLAIN, "messages": [{"role": "user", "content": MC.replace("Jupiter", "Saturn")}]}
-    with Gateway(replay=cassette) as gw:
+    with Gateway(tape=Replay(cassette)) as gw:
         with pytest.raises(openai.NotFoundError) as caught:
             _client(gw.base_url).chat.completions.create(**changed)
         error = caught.value.body
@@ -198,7 +198,7 @@ def test_on_miss_record_forwards_the_miss_and_appends_it(tmp_path: Path, upstrea
     before = cassette.read_text()
     new = {**PLAIN, "messages": [{"role": "user", "content": "something new"}]}
     seen = len(upstream.seen)
-    with Gateway(replay=cassette, upstream=upstream.base_url, api_key_env=key_env, on_miss="record") as gw:
+    with Gateway(tape=Replay(cassette, on_miss="record", upstream=upstream.base_url, api_key_env=key_env)) as gw:
         client = _client(gw.base_url)
         assert client.chat.completions.create(**PLAIN).choices[0].message.content == "recorded"
         for _ in range(2):
@@ -213,7 +213,7 @@ def test_on_miss_record_forwards_the_miss_and_appends_it(tmp_path: Path, upstrea
 def test_fail_once_fails_then_answers_with_the_recording(tmp_path: Path, upstream: Upstream, key_env: str) -> None:
     cassette = tmp_path / "c.yaml"
     recorded = _record(cassette, upstream, key_env)
-    with Gateway(replay=cassette) as gw:
+    with Gateway(tape=Replay(cassette)) as gw:
         answer = _client(gw.base_url, retries=2).chat.completions.create(**{**PLAIN, "model": "fail-once-gpt-x"})
         assert answer.model_dump() == recorded[0]
         assert [(c.status, c.attempt) for c in gw.calls()] == [(500, 1), (200, 2)]
@@ -237,7 +237,7 @@ def test_an_unreachable_upstream_answers_502_and_records_nothing(tmp_path: Path,
         closed = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
     cassette = tmp_path / "c.yaml"
     cassette.write_text("previous\n")
-    with Gateway(record=cassette, upstream=closed, api_key_env=key_env) as gw:
+    with Gateway(tape=Record(cassette, upstream=closed, api_key_env=key_env)) as gw:
         answer = httpx.post(f"{gw.base_url}/chat/completions", json=PLAIN)
         assert answer.status_code == 502
         message = answer.json()["error"]["message"]
@@ -249,7 +249,7 @@ def test_an_unreachable_upstream_answers_502_and_records_nothing(tmp_path: Path,
 
 def test_upstream_errors_pass_through_and_are_not_recorded(tmp_path: Path, upstream: Upstream, key_env: str) -> None:
     cassette = tmp_path / "c.yaml"
-    with Gateway(record=cassette, upstream=upstream.base_url, api_key_env=key_env) as gw:
+    with Gateway(tape=Record(cassette, upstream=upstream.base_url, api_key_env=key_env)) as gw:
         with pytest.raises(openai.InternalServerError):
             _client(gw.base_url).chat.completions.create(**{**PLAIN, "model": "upstream-500"})
         limited = httpx.post(f"{gw.base_url}/chat/completions", json={**PLAIN, "model": "upstream-429"})
@@ -266,7 +266,7 @@ def test_upstream_errors_pass_through_and_are_not_recorded(tmp_path: Path, upstr
 def test_a_key_echoed_by_the_upstream_is_never_written(tmp_path: Path, upstream: Upstream, key_env: str) -> None:
     cassette = tmp_path / "c.yaml"
     cassette.write_text("previous\n")
-    gw = Gateway(record=cassette, upstream=upstream.base_url, api_key_env=key_env).start()
+    gw = Gateway(tape=Record(cassette, upstream=upstream.base_url, api_key_env=key_env)).start()
     _client(gw.base_url).chat.completions.create(**{**PLAIN, "model": "echo-auth"})
     with pytest.raises(CassetteError) as caught:
         gw.stop()

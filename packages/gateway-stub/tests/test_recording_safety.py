@@ -25,7 +25,7 @@ import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from evaljig_gateway import CassetteError, Exchange, Gateway, load_cassette, write_cassette
+from evaljig_gateway import CassetteError, Exchange, Gateway, Record, Replay, load_cassette, write_cassette
 from evaljig_gateway._cassette import dump_cassette, match_key
 from evaljig_gateway._record import Recorder
 from evaljig_gateway._replay import Replayer
@@ -49,7 +49,7 @@ def upstream() -> Iterator[Upstream]:
 
 
 def _seed(path: Path, upstream: Upstream, questions: list[str]) -> None:
-    with Gateway(record=path, upstream=upstream.base_url) as gw:
+    with Gateway(tape=Record(path, upstream=upstream.base_url)) as gw:
         for q in questions:
             _ask(gw.base_url, q)
 
@@ -65,7 +65,7 @@ def test_two_on_miss_recorders_of_one_cassette_lose_nothing_and_agree_on_the_ord
     file is the same bytes whichever stops last."""
     cassette = tmp_path / "c.yaml"
     _seed(cassette, upstream, ["seed"])
-    gateways = [Gateway(replay=cassette, upstream=upstream.base_url, on_miss="record").start() for _ in range(2)]
+    gateways = [Gateway(tape=Replay(cassette, on_miss="record", upstream=upstream.base_url)).start() for _ in range(2)]
     for worker, gw in enumerate(gateways):
         for i in range(6):
             _ask(gw.base_url, f"worker {worker} question {i}")
@@ -169,7 +169,7 @@ def test_identical_concurrent_misses_replay_in_the_order_clients_got_them(
     app, upstream_url = gated
     cassette = tmp_path / "c.yaml"
     _seed_other(cassette)
-    with Gateway(replay=cassette, upstream=upstream_url, on_miss="record") as gw, ThreadPoolExecutor(2) as pool:
+    with Gateway(tape=Replay(cassette, on_miss="record", upstream=upstream_url)) as gw, ThreadPoolExecutor(2) as pool:
         first = pool.submit(_ask, gw.base_url, "same")
         _wait_for(lambda: app.arrived == 1)
         second = pool.submit(_ask, gw.base_url, "same")
@@ -180,7 +180,7 @@ def test_identical_concurrent_misses_replay_in_the_order_clients_got_them(
         got.append(first.result(timeout=30))
         got.append(_ask(gw.base_url, "same"))  # asked again in the same session: as a replay would answer
     assert got == ["answer-2", "answer-1", "answer-1"]
-    with Gateway(replay=cassette) as replay:
+    with Gateway(tape=Replay(cassette)) as replay:
         assert [_ask(replay.base_url, "same") for _ in range(3)] == got
 
 
@@ -234,7 +234,7 @@ def test_an_unwritable_record_path_is_refused_at_start(tmp_path: Path, upstream:
     target = tmp_path if where == "folder" else Path("/proc/version")
     seen = len(upstream.seen)
     with pytest.raises(CassetteError) as caught:
-        Gateway(record=target, upstream=upstream.base_url)
+        Gateway(tape=Record(target, upstream=upstream.base_url))
     assert str(caught.value).startswith(f"{target}: cannot record to this path")
     assert ".tmp" not in str(caught.value)
     with _serve("--record", str(target), "--upstream", upstream.base_url) as proc:  # waited for and closed
@@ -254,7 +254,7 @@ def test_stop_serialises_nothing_already_recorded(
 ) -> None:
     cassette = tmp_path / "c.yaml"
     _seed(cassette, upstream, ["a", "b"])
-    gw = Gateway(replay=cassette, upstream=upstream.base_url, on_miss="record").start()
+    gw = Gateway(tape=Replay(cassette, on_miss="record", upstream=upstream.base_url)).start()
     for q in ("c", "d", "e"):
         _ask(gw.base_url, q)
     dumps: list[object] = []

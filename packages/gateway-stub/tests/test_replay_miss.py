@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from evaljig_gateway import Exchange, Gateway, write_cassette
+from evaljig_gateway import Exchange, Gateway, Replay, write_cassette
 from evaljig_gateway._cassette import match_key, pretty_json
 from evaljig_gateway._replay import Replayer
 
@@ -70,7 +70,7 @@ def test_the_miss_search_finds_the_closest_of_a_big_cassette() -> None:
 def test_a_miss_is_journaled_with_its_explanation_first_in_the_404(tmp_path: Path) -> None:
     cassette = tmp_path / "c.yaml"
     write_cassette(cassette, [_exchange(_request())])
-    with Gateway(replay=cassette) as gw:
+    with Gateway(tape=Replay(cassette)) as gw:
         answer = httpx.post(f"{gw.base_url}/chat/completions", json=_request(temperature=0.3))
         assert answer.status_code == 404
         message = answer.json()["error"]["message"]

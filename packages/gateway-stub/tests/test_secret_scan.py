@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from evaljig_gateway import CassetteError, Gateway, load_cassette
+from evaljig_gateway import CassetteError, Gateway, Record, load_cassette
 
 from .openai_upstream import Upstream
 
@@ -87,7 +87,7 @@ def test_the_upstream_key_leaked_in_any_spelling_is_never_written(
 ) -> None:
     monkeypatch.setenv(KEY_ENV, KEY)
     cassette = tmp_path / "c.yaml"
-    gw = Gateway(record=cassette, upstream=leaking.base_url, api_key_env=KEY_ENV).start()
+    gw = Gateway(tape=Record(cassette, upstream=leaking.base_url, api_key_env=KEY_ENV)).start()
     stream = how.startswith("split")
     answer = httpx.post(f"{gw.base_url}/chat/completions", json={"model": how, "messages": [], "stream": stream})
     assert answer.status_code == 200
@@ -116,7 +116,7 @@ def test_a_client_credential_sent_with_any_scheme_is_never_written(
     sends it as ``<scheme> <key>``: whatever the scheme's case, the key is what the scan looks for."""
     cassette = tmp_path / "c.yaml"
     client_key = "tok-Client/Secret+Value=42424242"
-    gw = Gateway(record=cassette, upstream=echoing.base_url).start()
+    gw = Gateway(tape=Record(cassette, upstream=echoing.base_url)).start()
     reply = httpx.post(
         f"{gw.base_url}/chat/completions",
         json={"model": "m", "messages": [{"role": "user", "content": f"my key is {client_key}"}]},
@@ -132,7 +132,7 @@ def test_a_client_credential_sent_with_any_scheme_is_never_written(
 
 def test_a_clean_recording_is_written(tmp_path: Path, echoing: Upstream) -> None:
     cassette = tmp_path / "c.yaml"
-    with Gateway(record=cassette, upstream=echoing.base_url) as gw:
+    with Gateway(tape=Record(cassette, upstream=echoing.base_url)) as gw:
         reply = httpx.post(
             f"{gw.base_url}/chat/completions",
             json={"model": "m", "messages": [{"role": "user", "content": "hello"}], "stream": True},

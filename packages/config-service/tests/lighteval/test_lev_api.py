@@ -46,7 +46,7 @@ from evaljig_fixtures import (
     regen_main,
     write_output,
 )
-from evaljig_gateway import Gateway, judge
+from evaljig_gateway import Gateway, Replay, judge
 
 from .conftest import (
     EXPECTED_CONFIG,
@@ -210,7 +210,7 @@ def test_lev_010_replay_reproduces_a_run_recorded_from_another_server(
     assert regen_main(builders, ["--check"], fixtures=fixtures) == 0  # without --upstream the recording is kept
 
     spec = load_provider_spec(FIXTURES / "providers" / "fake-openai.json")
-    with Gateway(replay=cassette) as player:
+    with Gateway(tape=Replay(cassette)) as player:
         replayed = run_cli(
             spec.with_base_url(player.base_url), mini_mmlu.task, custom_tasks=mini_mmlu.module,
             run_dir=tmp_path / "replay",

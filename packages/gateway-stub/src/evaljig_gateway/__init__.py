@@ -4,8 +4,8 @@ Behaviour is chosen by the model name (see ``BEHAVIOUR_TABLE``), content is a pu
 of the request, and every call is journaled. Start it with :class:`Gateway` (a context
 manager), the ``gateway`` pytest fixture (registered by installing this package) or the
 ``evaljig-gateway`` command; :class:`GatewayApp` (with its :class:`Journal`) is the ASGI app
-for your own server. With ``Gateway(record=..., upstream=...)`` it records a real server's
-answers to a vcrpy-compatible cassette, and with ``Gateway(replay=...)`` it answers from one.
+for your own server. With ``Gateway(tape=Record(path, upstream=url))`` it records a real server's
+answers to a vcrpy-compatible cassette, and with ``Gateway(tape=Replay(path))`` it answers from one.
 Every journal entry is timed, so :func:`assert_resilient` (and ``evaljig-gateway verdict``) can
 judge how a client retried.
 """
@@ -27,6 +27,7 @@ from evaljig_gateway._journal import Call, Journal
 from evaljig_gateway._limits import Limits
 from evaljig_gateway._miss import CassetteMiss, first_miss
 from evaljig_gateway._server import Gateway, GatewayStartError
+from evaljig_gateway._tape import Record, Replay
 from evaljig_gateway._verdict import CHECKS, Finding, Verdict, VerdictInputError, assert_resilient, judge
 
 __all__ = [
@@ -47,6 +48,8 @@ __all__ = [
     "GatewayStartError",
     "Journal",
     "Limits",
+    "Record",
+    "Replay",
     "Verdict",
     "VerdictInputError",
     "assert_resilient",

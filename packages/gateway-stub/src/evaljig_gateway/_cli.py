@@ -19,10 +19,16 @@ from evaljig_gateway._answers import AnswerKeyError, load_answer_key
 from evaljig_gateway._app import DEFAULT_RETRY_AFTER_MS
 from evaljig_gateway._behaviours import behaviour_table_markdown
 from evaljig_gateway._cassette import DEFAULT_IGNORED_FIELDS, DEFAULT_MAX_CASSETTE_BYTES, CassetteError
-from evaljig_gateway._journal import DEFAULT_BODY_BYTES, DEFAULT_CAPACITY, DEFAULT_MAX_BYTES, DEFAULT_MAX_MODELS
+from evaljig_gateway._journal import (
+    DEFAULT_BODY_BYTES,
+    DEFAULT_CAPACITY,
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_MODELS,
+    Journal,
+)
 from evaljig_gateway._limits import Limits
 from evaljig_gateway._server import LOOPBACK, Gateway, GatewayStartError
-from evaljig_gateway._tape import ON_MISS
+from evaljig_gateway._tape import ON_MISS, tape_of
 from evaljig_gateway._verdict import DEFAULT_MAX_ATTEMPTS, VerdictInputError, judge, load_journal_file
 
 
@@ -169,20 +175,24 @@ def _serve(args: argparse.Namespace) -> int:
             host=args.host,
             port=args.port,
             answers=answers,
-            journal_path=args.journal,
-            journal_capacity=args.journal_capacity,
-            journal_max_bytes=args.journal_max_bytes,
-            journal_body_bytes=args.journal_body_bytes,
-            journal_max_models=args.journal_max_models,
             limits=Limits(**{f.name: getattr(args, f.name) for f in fields(Limits)}),
+            journal=Journal(
+                args.journal_capacity,
+                args.journal,
+                max_bytes=args.journal_max_bytes,
+                body_bytes=args.journal_body_bytes,
+                max_models=args.journal_max_models,
+            ),
+            tape=tape_of(
+                replay=args.replay,
+                record=args.record,
+                upstream=args.upstream,
+                api_key_env=args.api_key_env,
+                on_miss=args.on_miss,
+                ignore_fields=args.match_ignore,
+                max_cassette_bytes=args.max_cassette_bytes,
+            ),
             retry_after_ms=args.retry_after_ms,
-            replay=args.replay,
-            record=args.record,
-            upstream=args.upstream,
-            api_key_env=args.api_key_env,
-            on_miss=args.on_miss,
-            ignore_fields=args.match_ignore,
-            max_cassette_bytes=args.max_cassette_bytes,
         ).start()
     except (AnswerKeyError, CassetteError, GatewayStartError, ValueError, OSError) as exc:
         print(f"evaljig-gateway: {exc}", file=sys.stderr)

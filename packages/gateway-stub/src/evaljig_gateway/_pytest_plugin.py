@@ -70,6 +70,7 @@ def gateway(request: pytest.FixtureRequest) -> Gateway:
 
 def _replaying(request: pytest.FixtureRequest, marker: pytest.Mark) -> Gateway:
     from evaljig_gateway._server import Gateway
+    from evaljig_gateway._tape import Replay
 
     if len(marker.args) != 1 or not isinstance(marker.args[0], str | Path):
         raise pytest.UsageError(f"@pytest.mark.{MARKER} takes one cassette path, got {marker.args!r}")
@@ -87,7 +88,7 @@ def _replaying(request: pytest.FixtureRequest, marker: pytest.Mark) -> Gateway:
     gateways: dict[tuple[Any, ...], Gateway] = request.getfixturevalue("evaljig_cassette_gateways")
     key = (path, *options.values())
     if key not in gateways:
-        gateways[key] = Gateway(replay=path, **options).start()
+        gateways[key] = Gateway(tape=Replay(path, **options)).start()
     return gateways[key]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -15,18 +15,10 @@ import uvicorn
 from evaljig_common import EvaljigError
 from evaljig_gateway._answers import load_answer_key
 from evaljig_gateway._app import DEFAULT_RETRY_AFTER_MS, GatewayApp
-from evaljig_gateway._cassette import DEFAULT_MAX_CASSETTE_BYTES
 from evaljig_gateway._content import AnswerKey
-from evaljig_gateway._journal import (
-    DEFAULT_BODY_BYTES,
-    DEFAULT_CAPACITY,
-    DEFAULT_MAX_BYTES,
-    DEFAULT_MAX_MODELS,
-    Call,
-    Journal,
-)
+from evaljig_gateway._journal import Call, Journal
 from evaljig_gateway._limits import Limits
-from evaljig_gateway._tape import OnMiss, Tape, open_tape
+from evaljig_gateway._tape import Record, Replay, Tape, open_tape
 
 LOOPBACK = "127.0.0.1"
 _START_TIMEOUT_S = 20.0
@@ -93,7 +85,7 @@ class _Server(uvicorn.Server):
 class Gateway:
     """``with Gateway() as gw: client(base_url=gw.base_url)`` — a live gateway on loopback.
 
-    With ``replay=`` it answers API requests from a cassette, with ``record=`` (and ``upstream=``)
+    With ``tape=Replay(path)`` it answers API requests from a cassette, with ``tape=Record(path, upstream=url)``
     it forwards them to a real server and writes the cassette when it stops; see docs/gateway.md.
     """
 
@@ -103,41 +95,19 @@ class Gateway:
         host: str = LOOPBACK,
         port: int = 0,
         answers: AnswerKey | Mapping[str, str | Mapping[str, Any]] | Path | None = None,
-        journal_path: Path | None = None,
-        journal_capacity: int = DEFAULT_CAPACITY,
-        journal_max_bytes: int = DEFAULT_MAX_BYTES,
-        journal_body_bytes: int = DEFAULT_BODY_BYTES,
-        journal_max_models: int = DEFAULT_MAX_MODELS,
         limits: Limits | None = None,
+        journal: Journal | None = None,
+        tape: Replay | Record | None = None,
         retry_after_ms: int = DEFAULT_RETRY_AFTER_MS,
-        replay: Path | None = None,
-        record: Path | None = None,
-        upstream: str | None = None,
-        api_key_env: str | None = None,
-        on_miss: OnMiss = "error",
-        ignore_fields: Iterable[str] | None = None,
-        max_cassette_bytes: int = DEFAULT_MAX_CASSETTE_BYTES,
     ) -> None:
-        if (replay is not None or record is not None) and answers is not None:
+        """Options grouped as httpx groups its own: ``limits=Limits(...)``, ``journal=Journal(capacity,
+        sink=path, ...)``, one ``tape=Replay(path, ...)`` or ``tape=Record(path, upstream=url, ...)``."""
+        if tape is not None and answers is not None:
             raise ValueError("an answer key has no use with --replay or --record: the cassette or upstream answers")
-        self.tape: Tape | None = open_tape(
-            replay=replay,
-            record=record,
-            upstream=upstream,
-            api_key_env=api_key_env,
-            on_miss=on_miss,
-            ignore_fields=ignore_fields,
-            max_cassette_bytes=max_cassette_bytes,
-        )
+        self.tape: Tape | None = open_tape(tape)
         self.host = host
         self._requested_port = port
-        self.journal = Journal(
-            journal_capacity,
-            journal_path,
-            max_bytes=journal_max_bytes,
-            body_bytes=journal_body_bytes,
-            max_models=journal_max_models,
-        )
+        self.journal = journal if journal is not None else Journal()
         self.app = GatewayApp(
             answers=_answer_key(answers),
             journal=self.journal,

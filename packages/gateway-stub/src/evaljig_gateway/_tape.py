@@ -26,6 +26,7 @@ from typing import Literal
 from evaljig_common import exclusive_lock
 from evaljig_gateway._cassette import (
     DEFAULT_IGNORED_FIELDS,
+    DEFAULT_MAX_CASSETTE_BYTES,
     CassetteError,
     Item,
     load_cassette,
@@ -111,7 +112,36 @@ def check_writable(path: Path) -> None:
         raise CassetteError(f"{path}: cannot record to this path: {reason}")
 
 
-def open_tape(
+@dataclass(frozen=True)
+class Replay:
+    """``Gateway(tape=Replay(path))``: answer API requests from the cassette at ``path``.
+
+    A request it does not hold is a 404 naming the closest recording (``on_miss="error"``), or, with
+    ``on_miss="record"`` and an ``upstream``, is forwarded there and recorded into the cassette.
+    ``ignore_fields`` are the request body fields matching ignores (default ``DEFAULT_IGNORED_FIELDS``).
+    """
+
+    path: Path
+    on_miss: OnMiss = "error"
+    upstream: str | None = None
+    api_key_env: str | None = None
+    ignore_fields: Iterable[str] | None = None
+    max_cassette_bytes: int = DEFAULT_MAX_CASSETTE_BYTES
+
+
+@dataclass(frozen=True)
+class Record:
+    """``Gateway(tape=Record(path, upstream=url))``: forward every API request to ``upstream`` (its key read
+    from the environment variable ``api_key_env``) and write the cassette at ``path`` when the gateway stops."""
+
+    path: Path
+    upstream: str
+    api_key_env: str | None = None
+    ignore_fields: Iterable[str] | None = None
+    max_cassette_bytes: int = DEFAULT_MAX_CASSETTE_BYTES
+
+
+def tape_of(
     *,
     replay: Path | None,
     record: Path | None,
@@ -120,8 +150,8 @@ def open_tape(
     on_miss: str,
     ignore_fields: Iterable[str] | None,
     max_cassette_bytes: int,
-) -> Tape | None:
-    """Check the options together, load the cassette to replay; None for a plain (synthetic) gateway."""
+) -> Replay | Record | None:
+    """The ``serve`` flags as one tape option; every bad combination is refused naming the flags."""
     if on_miss not in ON_MISS:
         raise ValueError(f"--on-miss must be 'error' or 'record', got {on_miss!r}")
     if max_cassette_bytes < 1:
@@ -136,7 +166,31 @@ def open_tape(
         raise ValueError("--upstream is only used to record: add --record CASSETTE, or --replay with --on-miss record")
     if api_key_env is not None and upstream is None:
         raise ValueError("--api-key-env is only used with --upstream")
-    ignore = frozenset(ignore_fields) if ignore_fields is not None else DEFAULT_IGNORED_FIELDS
+    if record is not None:
+        assert upstream is not None
+        return Record(record, upstream, api_key_env, ignore_fields, max_cassette_bytes)
+    if replay is not None:
+        return Replay(replay, on_miss, upstream, api_key_env, ignore_fields, max_cassette_bytes)
+    return None
+
+
+def open_tape(options: Replay | Record | None) -> Tape | None:
+    """Check the options, load the cassette to replay; None for a plain (synthetic) gateway."""
+    if options is None:
+        return None
+    replay, record = (options.path, None) if isinstance(options, Replay) else (None, options.path)
+    on_miss = options.on_miss if isinstance(options, Replay) else "error"
+    upstream, api_key_env, max_cassette_bytes = options.upstream, options.api_key_env, options.max_cassette_bytes
+    tape_of(
+        replay=replay,
+        record=record,
+        upstream=upstream,
+        api_key_env=api_key_env,
+        on_miss=on_miss,
+        ignore_fields=options.ignore_fields,
+        max_cassette_bytes=max_cassette_bytes,
+    )
+    ignore = frozenset(options.ignore_fields) if options.ignore_fields is not None else DEFAULT_IGNORED_FIELDS
     recorder = (
         Recorder(upstream, api_key_env=api_key_env, max_answer_bytes=max_cassette_bytes)
         if upstream is not None

@@ -33,6 +33,8 @@ _PRE = re.compile(
     r"""'(?:[sdmt]|ll|ve|re)| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+""",
     re.UNICODE,
 )
+#: ``_PRE`` for ASCII text, its classes spelled out (the same matches there, about twice as fast).
+_PRE_ASCII = re.compile(r"""'(?:[sdmt]|ll|ve|re)| ?[A-Za-z]+| ?[0-9]+| ?[^\sA-Za-z0-9]+|\s+(?!\S)|\s+""")
 #: Places no pre-token spans: whitespace after a non-space; a symbol after a letter or digit; a digit
 #: after a letter and a letter after a digit (a letter or digit run always ends there, and a match
 #: starts); and inside a run of one class longer than ``LONG_WORD`` on both sides (cut per character
@@ -107,15 +109,25 @@ def _as_text(parts: list[bytes]) -> tuple[str, ...]:
     return tuple(pieces)
 
 
+def _pre(text: str) -> re.Pattern[str]:
+    return _PRE_ASCII if text.isascii() else _PRE
+
+
 def _pieces_between(text: str, start: int, end: int) -> list[str]:
     out: list[str] = []
-    for word in _PRE.findall(text, start, end):
+    for word in _pre(text).findall(text, start, end):
         out += _merge(word) if len(word) <= LONG_WORD else word
     return out
 
 
-def _count_between(text: str, start: int, end: int) -> int:
-    return sum(len(_merge(word)) if len(word) <= LONG_WORD else len(word) for word in _PRE.findall(text, start, end))
+def _count_between(text: str, start: int, end: int, pre: re.Pattern[str]) -> int:
+    return sum(map(_word_tokens, pre.findall(text, start, end)))
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def _word_tokens(word: str) -> int:
+    """Tokens in one pre-token, cached (a count is the hot path of every request: ``usage``)."""
+    return len(_merge(word)) if len(word) <= LONG_WORD else len(word)
 
 
 def _steps(text: str) -> Iterator[tuple[int, int]]:
@@ -138,10 +150,10 @@ def count(text: str, stop_above: int | None = None) -> int:
     """How many tokens ``text`` is (``usage``, ``max_tokens``, the limits); with ``stop_above``, counting
     ends at the first span of about ``TEXT_STEP`` characters past it (the count is then a lower bound)."""
     if stop_above is None:
-        return _count_between(text, 0, len(text))
-    total = 0
+        return _count_between(text, 0, len(text), _pre(text))
+    total, pre = 0, _pre(text)
     for start, end in _steps(text):
-        total += _count_between(text, start, end)
+        total += _count_between(text, start, end, pre)
         if total > stop_above:
             break
     return total

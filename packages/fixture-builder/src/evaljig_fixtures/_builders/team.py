@@ -26,7 +26,7 @@ from evaljig_fixtures._recorded_for import dump as dump_recorded_for
 from evaljig_fixtures._recorded_for import load as load_recorded_for
 from evaljig_fixtures._regen.builder import Builder, write_output
 from evaljig_fixtures._regen.context import BuildContext, Finding, Upstream
-from evaljig_gateway import DEFAULT_IGNORED_FIELDS, CassetteError, Gateway, load_cassette
+from evaljig_gateway import DEFAULT_IGNORED_FIELDS, CassetteError, Gateway, Record, load_cassette
 
 
 def _name(relative: str, prefix: str) -> str:
@@ -161,7 +161,7 @@ def cassette_builder(
                 upstream = Upstream(local.base_url)
             # started before the placeholder key goes in: the recorder reads the real key from its variable
             recorder = stack.enter_context(
-                Gateway(record=out, upstream=upstream.base_url, api_key_env=upstream.api_key_env)
+                Gateway(tape=Record(out, upstream=upstream.base_url, api_key_env=upstream.api_key_env))
             )
             stack.enter_context(placeholder_key(spec))
             module = package.extract_to(Path(tmp) / "task")
