@@ -45,8 +45,11 @@ _CUT = re.compile(
     r"|(?<=(?:[^\s\w]|_){35})(?=(?:[^\s\w]|_){34})",
     re.UNICODE,
 )
-#: Characters counted before a limit check looks at the total again.
+#: Characters cut per regex call in a long text (each call holds the GIL) and counted before a limit
+#: check looks at the total again.
 TEXT_STEP = 4 * 1024
+#: Texts longer than this are cut in spans of about ``TEXT_STEP`` characters (see ``pieces``).
+LONG_TEXT = 4 * TEXT_STEP
 #: Longer unbroken runs are cut one character per token (merging is quadratic in a run's length).
 LONG_WORD = 32
 
@@ -142,18 +145,26 @@ def _steps(text: str) -> Iterator[tuple[int, int]]:
 
 
 def pieces(text: str) -> list[str]:
-    """``text`` as GPT-2 tokens, whitespace before each token; ``"".join(pieces(t)) == t``."""
-    return _pieces_between(text, 0, len(text))
+    """``text`` as GPT-2 tokens, whitespace before each token; ``"".join(pieces(t)) == t``.
+
+    A long text is cut in spans (``_steps``): one regex call over a megabyte would hold the GIL, and
+    so every other thread and the event loop, for a quarter of a second."""
+    if len(text) <= LONG_TEXT:
+        return _pieces_between(text, 0, len(text))
+    out: list[str] = []
+    for start, end in _steps(text):
+        out += _pieces_between(text, start, end)
+    return out
 
 
 def count(text: str, stop_above: int | None = None) -> int:
     """How many tokens ``text`` is (``usage``, ``max_tokens``, the limits); with ``stop_above``, counting
     ends at the first span of about ``TEXT_STEP`` characters past it (the count is then a lower bound)."""
-    if stop_above is None:
+    if len(text) <= LONG_TEXT:
         return _count_between(text, 0, len(text), _pre(text))
     total, pre = 0, _pre(text)
     for start, end in _steps(text):
         total += _count_between(text, start, end, pre)
-        if total > stop_above:
+        if stop_above is not None and total > stop_above:
             break
     return total
