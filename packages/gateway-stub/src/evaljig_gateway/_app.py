@@ -158,7 +158,7 @@ class GatewayApp:
         self.in_flight += model_request
         try:
             self._check_head(scope)
-            call.raw = await self._read_body(scope, receive)
+            call.raw = await self._read_body(receive)
             reply = await answer(scope, receive, call)
         except GatewayError as exc:
             reply = _error_reply(exc)
@@ -316,23 +316,30 @@ class GatewayApp:
         raise ClientGoneError
 
     def _check_head(self, scope: Scope) -> None:
-        """431 for more than ``limits.max_header_count`` headers, or a path and headers over ``max_header_bytes``."""
+        """431 for more than ``limits.max_header_count`` headers, or a path and headers over ``max_header_bytes``;
+        413 for a ``content-length`` over ``max_body_bytes``. One pass over the headers."""
         headers = scope["headers"]
         limits = self.limits
         if len(headers) > limits.max_header_count:
             raise _header_error(f"more than {limits.max_header_count} request headers")
-        size = len(scope["raw_path"] or b"") + sum(len(name) + len(value) for name, value in headers)
+        size = len(scope["raw_path"] or b"")
+        for name, value in headers:
+            size += len(name) + len(value)
+            if name == b"content-length" and value.isdigit() and int(value) > limits.max_body_bytes:
+                raise _too_large(limits.max_body_bytes)
         if size > limits.max_header_bytes:
             raise _header_error(f"a request line and headers over {limits.max_header_bytes} bytes")
 
-    async def _read_body(self, scope: Scope, receive: Receive) -> bytes:
-        for name, value in scope["headers"]:
-            if name == b"content-length" and value.isdigit() and int(value) > self.limits.max_body_bytes:
+    async def _read_body(self, receive: Receive) -> bytes:
+        message = await receive()  # the common case: the whole body in one message
+        if message["type"] == "http.request" and not message.get("more_body", False):
+            body: bytes = message.get("body", b"")
+            if len(body) > self.limits.max_body_bytes:
                 raise _too_large(self.limits.max_body_bytes)
+            return body
         chunks: list[bytes] = []
         size = 0
         while True:
-            message = await receive()
             if message["type"] == "http.disconnect":
                 raise ClientGoneError
             chunk = message.get("body", b"")
@@ -342,6 +349,7 @@ class GatewayApp:
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)
+            message = await receive()
 
     async def _apply_behaviour(self, model: str, attempt: int, reply: Reply, receive: Receive) -> Reply:
         behaviour = behaviour_for(model)
