@@ -133,10 +133,6 @@ class AnswerKey:
         return None
 
 
-def _longest_first(entry: tuple[str, Any]) -> tuple[int, str]:
-    return -len(entry[0]), entry[0]
-
-
 def default_answer(prompt: str, seed: int = 0) -> str:
     """A short answer that is a stable function of the prompt (and choice index)."""
     h = hashlib.sha256(f"{seed}\x00{prompt}".encode()).digest()

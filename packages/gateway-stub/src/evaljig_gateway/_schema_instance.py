@@ -46,7 +46,7 @@ from urllib.parse import unquote
 import orjson
 
 from evaljig_gateway import _content, _regex_sample
-from evaljig_gateway._errors import GatewayError, invalid
+from evaljig_gateway._errors import invalid
 from evaljig_gateway._limits import BudgetExceededError, OutputBudget
 from evaljig_gateway._schema_check import Checker, NotAnInstanceError, UncheckableError, canonical, check_instance
 
@@ -123,11 +123,6 @@ def instance_json(schema: Any, *, seed: str, budget: OutputBudget, param: str) -
         raise invalid(exc.param(param), exc.reason) from None
     except TypeError as exc:  # a const/enum integer past 64 bits
         raise invalid(param, f"holds a value JSON output cannot carry: {exc}") from None
-
-
-def schema_error(param: str, exc: SchemaInstanceError) -> GatewayError:
-    """The 400 for ``exc`` under ``param``."""
-    return invalid(exc.param(param), exc.reason)
 
 
 def _rng(seed: str) -> random.Random:
