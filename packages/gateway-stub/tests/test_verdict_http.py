@@ -17,7 +17,7 @@ import httpx
 import openai
 import pytest
 
-from evaljig_gateway import Gateway, assert_resilient, judge
+from evaljig_gateway import Gateway, Journal, assert_resilient, judge
 
 from .conftest import FAKE_KEY
 
@@ -80,7 +80,10 @@ def test_the_openai_sdk_honours_retry_after_and_does_not_retry_a_400(gateway: Ga
 
 def test_every_entry_is_timed_over_http_and_in_the_jsonl_sink(tmp_path: Path) -> None:
     sink = tmp_path / "calls.jsonl"
-    with Gateway(journal_path=sink, retry_after_ms=30_000) as gw, httpx.Client(base_url=gw.url, timeout=10) as http:
+    with (
+        Gateway(retry_after_ms=30_000, journal=Journal(sink=sink)) as gw,
+        httpx.Client(base_url=gw.url, timeout=10) as http,
+    ):
         http.post("/v1/chat/completions", json=ask(RATE_LIMITED))
         http.post("/v1/chat/completions", content=b"{not json")
         served = http.get("/_gateway/calls").json()["calls"]
@@ -105,7 +108,10 @@ def _verdict_cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_the_verdict_command_over_a_journal_file_and_a_live_gateway(tmp_path: Path) -> None:
     sink = tmp_path / "calls.jsonl"
-    with Gateway(journal_path=sink, retry_after_ms=30_000) as gw, httpx.Client(base_url=gw.url, timeout=10) as http:
+    with (
+        Gateway(retry_after_ms=30_000, journal=Journal(sink=sink)) as gw,
+        httpx.Client(base_url=gw.url, timeout=10) as http,
+    ):
         careless_client(http)
         live = _verdict_cli("--url", gw.url)
         http.post("/_gateway/reset")
