@@ -5,13 +5,14 @@ read, one JSON parse, one plain handler call (``_chat.handle`` ...), one JSON du
 append. Each endpoint is a module with a plain ``handle(request) -> Reply``.
 
 Where a handler runs bounds what one request costs the others. A small chat or Responses request
-without log-probabilities (the plain path: its work is bounded by its body and the ``Limits``
-budgets to a few milliseconds) runs in the event loop. Anything else (embeddings, completions,
-log-probabilities, a body over ``INLINE_BODY_BYTES``, a cassette miss's explanation) runs in a
-daemon thread of its own while the loop goes on serving: Python hands the GIL over every few
-milliseconds (``sys.getswitchinterval``), so a concurrent plain client waits milliseconds, not the
-heavy request's whole time. The thread's result is dropped if its client leaves (499) or the
-gateway stops (503); being a daemon, it never holds the process up at exit.
+without log-probabilities, tools or a JSON format (the plain path: its work is bounded by its body,
+to tens of milliseconds at most for 16 KiB of prompt) runs in the event loop. Anything else
+(embeddings, completions, log-probabilities, schema-generated answers, a body over
+``INLINE_BODY_BYTES``, a cassette miss's explanation) runs in a daemon thread of its own while the
+loop goes on serving: Python hands the GIL over every few milliseconds (``sys.getswitchinterval``),
+so a concurrent plain client waits milliseconds, not the heavy request's whole time. The thread's
+result is dropped if its client leaves (499) or the gateway stops (503); being a daemon, it never
+holds the process up at exit.
 """
 
 from __future__ import annotations
@@ -67,8 +68,12 @@ _MODEL_ROUTES: dict[str, Callable[[Request], Reply]] = {
 }
 #: Endpoints whose small requests are answered in the event loop (see the module docstring).
 _INLINE_PATHS = frozenset({"/v1/chat/completions", "/v1/responses"})
-#: A chat or Responses body up to this size is answered in the event loop (unless it asks for log-probs).
+#: A chat or Responses body up to this size is answered in the event loop, unless it holds one of ``_HEAVY``.
 INLINE_BODY_BYTES = 16 * 1024
+#: Fields whose work is bounded by a budget rather than by the body (log-probabilities; schema instances and
+#: tool arguments, up to ``Limits.max_generation_steps``, 50-100 ms): a body naming one runs in a worker thread
+#: (a plain answer's ``"text"`` content parts too: a false alarm only costs a thread).
+_HEAVY = (b'"logprobs"', b'"response_format"', b'"tools"', b'"functions"', b'"text"')
 
 
 @dataclass(slots=True)
@@ -204,7 +209,7 @@ class GatewayApp:
             return self._control(method, path, scope)
         if method != "POST":
             raise GatewayError(405, f"Method {method} is not allowed on {path}; use POST.")
-        if path in _INLINE_PATHS and len(call.raw) <= INLINE_BODY_BYTES and b'"logprobs"' not in call.raw:
+        if path in _INLINE_PATHS and len(call.raw) <= INLINE_BODY_BYTES and not any(m in call.raw for m in _HEAVY):
             reply = self._answer(handler, call)
         else:
             reply = await self._in_thread(lambda: self._answer(handler, call), receive)
