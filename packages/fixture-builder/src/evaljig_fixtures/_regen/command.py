@@ -2,7 +2,7 @@
 
 The default output is ``./fixtures`` (or the project's ``[tool.evaljig] fixtures``): regen runs
 from the project's root, where its ``pyproject.toml`` is; library code never guesses where a
-checkout is. Which builders run is decided by ``_regen.project`` (the project's own, else evaljig's).
+checkout is. Which builders run is decided by ``_regen.project`` (the project's own; none: a refusal).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from evaljig_fixtures._errors import BuildError
 from evaljig_fixtures._regen.builder import Builder
 from evaljig_fixtures._regen.context import Upstream
 from evaljig_fixtures._regen.isolate import DEFAULT_TIMEOUT_S
-from evaljig_fixtures._regen.project import is_evaljig_checkout, not_here, project_builders
+from evaljig_fixtures._regen.project import not_here, project_builders
 from evaljig_fixtures._regen.rebuild import EXIT_FAILED, RegenOptions, run_regen
 from evaljig_fixtures._regen.selection import registry_problems, select
 
@@ -82,19 +82,16 @@ def _seconds(text: str) -> float:
 
 
 def run_regen_command(args: argparse.Namespace) -> int:
-    """``evaljig-fixtures regen``: the project's builders (pyproject / entry points), else evaljig's own."""
+    """``evaljig-fixtures regen``: the project's builders (pyproject / entry points); without them it refuses,
+    naming the repository's build script (evaljig's own fixtures are built by one, like a team's)."""
     try:
         found = project_builders(Path.cwd())
     except BuildError as exc:
         print(f"evaljig-fixtures regen: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if found is None:
-        if not (args.list or args.out is not None or is_evaljig_checkout(Path.cwd())):
-            print(f"evaljig-fixtures regen: {not_here(Path.cwd())}", file=sys.stderr)
-            return EXIT_USAGE
-        from evaljig_fixtures._builders.registry import BUILDERS
-
-        return regen_with(BUILDERS, args, Path.cwd() / "fixtures")
+        print(f"evaljig-fixtures regen: {not_here(Path.cwd())}", file=sys.stderr)
+        return EXIT_USAGE
     return regen_with(found.builders, args, found.fixtures or Path.cwd() / "fixtures")
 
 

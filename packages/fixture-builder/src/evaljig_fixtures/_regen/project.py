@@ -6,11 +6,10 @@
     builders = ["fixtures_build:BUILDERS", "more.builders:dataset"]   # or a table: name = "module:attr"
     fixtures = "tests/lighteval/fixtures"                             # --out's default (else ./fixtures)
 
-then at the entry point group ``evaljig.builders`` of the installed distributions. With neither,
-it rebuilds evaljig's own fixtures only in evaljig's own checkout (or into an explicit ``--out``):
-anywhere else it refuses, naming the repository's own build script when it finds one
-(``evaljig init`` writes ``build_lighteval_fixture.py``), so evaljig's sample fixtures never land
-in a team's repository. Each reference names a ``Builder``, a sequence of them, or a
+then at the entry point group ``evaljig.builders`` of the installed distributions. With neither
+it refuses, naming the repository's own build script when it finds one (``evaljig init`` writes
+``build_lighteval_fixture.py``; evaljig's own repository has one too, so no builder set ships
+inside the package). Each reference names a ``Builder``, a sequence of them, or a
 function taking no argument that returns either. Modules are imported with the project's folder
 first on ``sys.path``, so a module beside ``pyproject.toml`` needs no install.
 """
@@ -123,21 +122,9 @@ def project_builders(folder: Path) -> ProjectBuilders | None:
     return found if found is not None else _from_entry_points()
 
 
-#: evaljig's own workspace: its root pyproject.toml's project name.
-EVALJIG_WORKSPACE = "evaljig-workspace"
 SCAFFOLD_SCRIPT = "build_lighteval_fixture.py"
 _SKIPPED = frozenset({"node_modules", "venv", "site-packages", "__pycache__", "dist", "build", "wheels"})
 _MAX_DEPTH, _MAX_FOLDERS = 5, 2000
-
-
-def is_evaljig_checkout(folder: Path) -> bool:
-    """Whether ``folder`` is the root of evaljig's own repository (the only place its own fixtures belong)."""
-    try:
-        data = tomllib.loads((folder / PYPROJECT).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return False
-    project = data.get("project")
-    return isinstance(project, dict) and project.get("name") == EVALJIG_WORKSPACE
 
 
 def find_build_scripts(folder: Path) -> list[str]:
@@ -167,8 +154,8 @@ def not_here(folder: Path) -> str:
     """Why ``evaljig-fixtures regen`` does nothing in ``folder``, and the command that rebuilds its fixtures."""
     scripts = find_build_scripts(folder)
     where = (
-        f"{folder} is not evaljig's repository and registers no builders ([tool.evaljig] builders in "
-        f"{PYPROJECT}, or entry points {ENTRY_POINT_GROUP}): evaljig's own fixtures are never written here"
+        f"{folder} registers no builders ([tool.evaljig] builders in {PYPROJECT}, or entry points "
+        f"{ENTRY_POINT_GROUP}), and no fixtures ship inside evaljig-fixtures"
     )
     if scripts:
         return f"{where}; fix: run this repository's build script: python {scripts[0]}"
