@@ -16,8 +16,7 @@ import pytest
 
 from evaljig_fixtures import DatasetPackageError, load_dataset_package
 from evaljig_fixtures._datasets import package as package_module
-from evaljig_fixtures._datasets.build import package_members
-from evaljig_fixtures._datasets.deterministic_zip import deterministic_zip
+from evaljig_fixtures._datasets.build import deterministic_zip, package_members
 from testkit.own_fixtures import dataset_source
 
 MIB = 1024 * 1024

@@ -16,8 +16,7 @@ from typing import Any
 import pytest
 
 from evaljig_fixtures import load_dataset_package
-from evaljig_fixtures._datasets.build import package_bytes, package_members
-from evaljig_fixtures._datasets.deterministic_zip import FIXED_DATE_TIME
+from evaljig_fixtures._datasets.build import FIXED_DATE_TIME, package_bytes, package_members
 from evaljig_fixtures._regen import BuildContext
 from testkit.own_fixtures import build_script, dataset_source
 

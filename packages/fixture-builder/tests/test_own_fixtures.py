@@ -58,7 +58,9 @@ def test_make_regen_runs_the_build_script() -> None:
     text = ast.unparse(regen)
     assert "BUILD_SCRIPT" in text
     assert "evaljig-fixtures" not in text
-    [value] = [n.value for n in noxfile.body if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "BUILD_SCRIPT"]
+    [value] = [
+        n.value for n in noxfile.body if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "BUILD_SCRIPT"
+    ]
     assert ast.literal_eval(value) == BUILD_SCRIPT.relative_to(ROOT).as_posix()
 
 
@@ -84,5 +86,7 @@ def test_bare_regen_in_evaljigs_checkout_names_its_build_script(
         err = capsys.readouterr().err
         assert err.count("\n") == 1
         assert err.startswith(f"evaljig-fixtures regen: {ROOT} registers no builders")
-        assert err.endswith("fix: run this repository's build script: python scripts/testing/build_lighteval_fixture.py\n")
+        assert err.endswith(
+            "fix: run this repository's build script: python scripts/testing/build_lighteval_fixture.py\n"
+        )
     assert sorted(p.relative_to(FIXTURES).as_posix() for p in FIXTURES.rglob("*")) == before

@@ -92,3 +92,24 @@ def test_a_line_that_is_not_json_is_named_by_number(tmp_path: Path) -> None:
     source.write_text(json.dumps(ROWS[0]) + "\n\n{not json\n", encoding="utf-8")
     with pytest.raises(BuildError, match=r"rows\.jsonl:3: not a JSON object"):
         read_rows_jsonl(source)
+
+
+def test_one_dataset_source_is_the_only_argument_of_every_dataset_function(tmp_path: Path) -> None:
+    """The rows and what the manifest says about them travel as one ``DatasetSource``, not a keyword list."""
+    import inspect
+
+    from evaljig_fixtures import BuildContext, dataset_package_builder
+
+    assert list(inspect.signature(dataset_package_bytes).parameters) == ["source"]
+    assert list(inspect.signature(write_dataset_package).parameters) == ["path", "source"]
+    assert list(inspect.signature(dataset_package_builder).parameters) == ["relative", "source", "builder_name"]
+    source = DatasetSource(ROWS, name="acme-qa", task="acme", description="ours", version=3, accuracy=0.5)
+    builder = dataset_package_builder("datasets/acme.zip", source)
+    [written] = builder.build(tmp_path, BuildContext(committed=tmp_path / "none", staging=tmp_path))
+    assert written.read_bytes() == dataset_package_bytes(source)
+    manifest = json.loads(zipfile.ZipFile(written).read("manifest.json"))
+    assert (manifest["name"], manifest["task"], manifest["version"], manifest["description"]) == (
+        "acme-qa", "acme", 3, "ours",
+    )  # fmt: skip
+    assert manifest["answer_key"] == {"correct": 2, "total": 4}  # round(0.5 * 4)
+    assert builder.description == "ours"

@@ -27,14 +27,13 @@ from evaljig_config import (
 )
 from evaljig_fixtures._datasets import load_dataset_package
 from evaljig_fixtures._datasets.build import package_bytes
-from evaljig_fixtures._datasets.manifest import canonical_json
+from evaljig_fixtures._datasets.package import canonical_json
 from evaljig_fixtures._datasets.source import DatasetSource
 from evaljig_fixtures._errors import BuildError
 from evaljig_fixtures._recorded_for import UNKNOWN, recorded_for, sidecar_relative, stale_fields, stale_message
 from evaljig_fixtures._recorded_for import dump as dump_recorded_for
 from evaljig_fixtures._recorded_for import load as load_recorded_for
-from evaljig_fixtures._regen.builder import Builder, write_output
-from evaljig_fixtures._regen.context import BuildContext, Finding, Upstream
+from evaljig_fixtures._regen.builder import BuildContext, Builder, Finding, Upstream, write_output
 from evaljig_gateway import DEFAULT_IGNORED_FIELDS, CassetteError, Gateway, Record, load_cassette
 
 #: The placeholder key lighteval and litellm send while recording; the gateway ignores keys. Never a real credential.

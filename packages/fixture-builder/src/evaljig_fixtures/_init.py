@@ -35,16 +35,20 @@ from evaljig_common import CANONICAL_BASE_URL
 from evaljig_config import ConfigError, lighteval_available, parse_provider_spec
 from evaljig_fixtures._datasets.source import DatasetSource, read_rows_jsonl
 from evaljig_fixtures._errors import EvaljigFixturesError
-from evaljig_fixtures._scaffold.layout import DEFAULT_SCRIPTS_DIR, DEFAULT_TESTS_DIR, Layout, folder
-from evaljig_fixtures._scaffold.render import (
+from evaljig_fixtures._scaffold import (
+    DEFAULT_SCRIPTS_DIR,
+    DEFAULT_TESTS_DIR,
+    INSTALLERS,
+    Layout,
     check_model,
+    folder,
     literal,
     literal_parts,
     plain,
     python_template,
+    render_workflow,
+    write_all,
 )
-from evaljig_fixtures._scaffold.transaction import write_all
-from evaljig_fixtures._scaffold.workflow import INSTALLERS, render_workflow
 
 PROG = "evaljig init"
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2

@@ -3,10 +3,18 @@
 A build script lists the builders (evaljig's own: ``scripts/testing/build_lighteval_fixture.py``).
 """
 
-from evaljig_fixtures._regen.builder import Builder, BuildFunction, write_output
-from evaljig_fixtures._regen.context import REQUIREMENTS, BuildContext, Upstream, unmet_requirements
-from evaljig_fixtures._regen.rebuild import RegenOptions, run_regen
-from evaljig_fixtures._regen.selection import registry_problems, select
+from evaljig_fixtures._regen.builder import (
+    REQUIREMENTS,
+    BuildContext,
+    Builder,
+    BuildFunction,
+    Upstream,
+    registry_problems,
+    select,
+    unmet_requirements,
+    write_output,
+)
+from evaljig_fixtures._regen.run import RegenOptions, run_regen
 
 __all__ = [
     "REQUIREMENTS",
