@@ -8,7 +8,7 @@ Run from the repository root:  python scripts/testing/build_lighteval_fixture.py
 The datasets' rows are the sample rows ``evaljig init`` ships (``evaljig_fixtures/data/scaffold/``);
 what each package says about them (name, task, description, accuracy, claimed scripts) is its
 ``DatasetSource`` below. Cassettes
-are recorded through a recording gateway (``Gateway(record=...)``, the secret scan teams get)
+are recorded through a recording gateway (``Gateway(tape=Record(...))``, the secret scan teams get)
 from an ephemeral gateway answering from the dataset's answer key; a recorded cassette is kept
 until you delete it (or record with ``--upstream``), so ``make regen`` never changes it.
 """
@@ -32,7 +32,7 @@ from evaljig_fixtures import (
     provider_builder,
     regen_main,
 )
-from evaljig_gateway import Gateway
+from evaljig_gateway import Gateway, Record
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository
 #: The rows: the sample questions `evaljig init` gives teams are these datasets' rows.
@@ -87,7 +87,7 @@ def record_caller(out_dir: Path, ctx: BuildContext) -> list[Path]:
     spec = load_provider_spec(ctx.input(PROVIDER))
     out = out_dir / CALLER_CASSETTE
     os.environ[spec.api_key_env] = RECORDING_KEY  # regen runs each builder in a child process of its own
-    with Gateway() as upstream, Gateway(record=out, upstream=upstream.base_url) as recorder:
+    with Gateway() as upstream, Gateway(tape=Record(out, upstream=upstream.base_url)) as recorder:
         for model, prompt in CALLER_PROMPTS:
             caller = LiteLLMCaller(spec.with_base_url(recorder.base_url).with_model(f"openai/{model}"))
             caller.complete([{"role": "user", "content": prompt}])

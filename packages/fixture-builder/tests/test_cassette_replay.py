@@ -1,6 +1,6 @@
 """Replay the committed cassettes with no gateway and no lighteval (network blocked in nox -s tests).
 
-Both were recorded through a recording gateway (``Gateway(record=...)``) by evaljig's build script.
+Both were recorded through a recording gateway (``Gateway(tape=Record(...))``) by evaljig's build script.
 
 * ``litellm-caller.yaml``: ``LiteLLMCaller.complete()`` must send byte-for-byte what was recorded
   (two questions) and decode the answers.

@@ -1,6 +1,6 @@
 """Replay a cassette in-process with vcrpy: any request not in it, or changed by a byte, raises.
 
-Cassettes are recorded by the gateway (``Gateway(record=...)``, ``cassette_builder``), whose
+Cassettes are recorded by the gateway (``Gateway(tape=Record(...))``, ``cassette_builder``), whose
 format vcrpy reads: every URI under :data:`CANONICAL_BASE_URL`, no credential headers.
 """
 
