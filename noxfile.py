@@ -58,6 +58,8 @@ PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 #: Installed next to the built wheels and into the lighteval stack.
 TEST_REQUIREMENTS = nox.project.dependency_groups(PYPROJECT, "test")
 REPORTS = ROOT / "reports"
+#: evaljig's own fixtures are built by this script (`nox -s regen`), shaped like the one `evaljig init` writes.
+BUILD_SCRIPT = "scripts/testing/build_lighteval_fixture.py"
 #: Tests may talk to servers on this machine only (TCP on loopback).
 LOOPBACK_ONLY = ["--allow-hosts=127.0.0.1,::1,localhost"]
 PYTEST_OK = [0, 5]
@@ -270,10 +272,14 @@ def lighteval(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def regen(session: nox.Session) -> None:
-    """Rebuild fixtures/ byte-for-byte with the real lighteval; ``-- --check`` fails on any drift."""
+    """Rebuild fixtures/ byte-for-byte with the real lighteval; ``-- --check`` fails on any drift.
+
+    Runs evaljig's own build script (scripts/testing/build_lighteval_fixture.py): the public builder
+    factories and ``regen_main``, exactly what a team's scaffolded build script runs.
+    """
     bin_dir = stack.ensure(session, TEST_REQUIREMENTS)
     session.run(
-        str(bin_dir / "evaljig-fixtures"), "regen", *session.posargs,
+        str(bin_dir / "python"), BUILD_SCRIPT, *session.posargs,
         env=stack.stack_env(bin_dir, common.OFFLINE_ENV), external=True,
     )  # fmt: skip
 

@@ -1,8 +1,10 @@
 """Replay the committed cassettes with no gateway and no lighteval (network blocked in nox -s tests).
 
+Both were recorded through a recording gateway (``Gateway(tape=Record(...))``) by evaljig's build script.
+
 * ``litellm-caller.yaml``: ``LiteLLMCaller.complete()`` must send byte-for-byte what was recorded
-  (a healthy call, then a fail-once model: 500, back-off, 200) and decode the answers.
-* ``python-path-mini-mmlu.yaml``: the requests lighteval's Python path made through litellm.
+  (two questions) and decode the answers.
+* ``mini-mmlu.yaml``: the requests the real lighteval CLI made through litellm on mini-mmlu.
   Re-issuing each recorded body through ``litellm.completion`` must match the recording
   and decode to the recorded answer — so a litellm/OpenAI SDK upgrade that changes what goes
   on the wire, or how answers are read, fails here first.
@@ -23,7 +25,7 @@ from evaljig_fixtures import CANONICAL_BASE_URL, replaying
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 CALLER = FIXTURES / "cassettes" / "litellm-caller.yaml"
-PYTHON_PATH = FIXTURES / "cassettes" / "python-path-mini-mmlu.yaml"
+MINI_MMLU = FIXTURES / "cassettes" / "mini-mmlu.yaml"
 REPLAY_KEY = "sk-evaljig-replay-0000"
 
 
@@ -32,7 +34,7 @@ def _interactions(path: Path) -> list[dict[str, Any]]:
 
 
 def test_cassettes_hold_no_secrets_or_machine_details() -> None:
-    for path in (CALLER, PYTHON_PATH):
+    for path in (CALLER, MINI_MMLU):
         text = path.read_text(encoding="utf-8")
         assert "authorization" not in text.lower()
         assert "sk-" not in text
@@ -47,23 +49,23 @@ def test_litellm_caller_replays_its_cassette_byte_for_byte(monkeypatch: pytest.M
     monkeypatch.setenv(spec.api_key_env, REPLAY_KEY)
     sleeps: list[float] = []
     with replaying(CALLER) as cassette:
-        healthy = LiteLLMCaller(spec, sleep=sleeps.append).complete(
+        first = LiteLLMCaller(spec, sleep=sleeps.append).complete(
             [{"role": "user", "content": "What is the capital of France?"}]
         )
-        flaky = LiteLLMCaller(spec.with_model("openai/fail-once"), sleep=sleeps.append).complete(
+        second = LiteLLMCaller(spec, sleep=sleeps.append).complete(
             [{"role": "user", "content": "Name a prime number."}]
         )
         assert cassette.all_played
-    assert healthy.choices[0].message.content  # type: ignore[union-attr]
-    assert flaky.choices[0].message.content  # type: ignore[union-attr]
-    assert [i["response"]["status"]["code"] for i in _interactions(CALLER)] == [200, 500, 200]
-    assert sleeps == [spec.retry.sleep]  # one back-off, for the one 500
+    assert first.choices[0].message.content  # type: ignore[union-attr]
+    assert second.choices[0].message.content  # type: ignore[union-attr]
+    assert [i["response"]["status"]["code"] for i in _interactions(CALLER)] == [200, 200]
+    assert sleeps == []  # the recording kept answers only: no retry
 
 
-def test_python_path_replay() -> None:
-    interactions = _interactions(PYTHON_PATH)
+def test_lighteval_cassette_replays_through_litellm() -> None:
+    interactions = _interactions(MINI_MMLU)
     assert len(interactions) >= 40  # one request per mini-mmlu sample
-    with replaying(PYTHON_PATH) as cassette:
+    with replaying(MINI_MMLU) as cassette:
         for interaction in interactions:
             body = json.loads(interaction["request"]["body"])
             params = {k: v for k, v in body.items() if k not in ("model", "messages")}

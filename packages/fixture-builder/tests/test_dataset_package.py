@@ -9,14 +9,13 @@ from pathlib import Path
 import pytest
 
 from evaljig_fixtures import DatasetPackageError, EvaljigFixturesError, load_dataset_package
-from evaljig_fixtures._datasets import load_dataset_source
-from evaljig_fixtures._datasets.build import package_members
-from evaljig_fixtures._datasets.deterministic_zip import deterministic_zip
+from evaljig_fixtures._datasets.build import deterministic_zip, package_members
+from testkit.own_fixtures import dataset_source
 
 
 @pytest.fixture
 def members() -> dict[str, bytes]:
-    return package_members(load_dataset_source("mini_mmlu.json"))
+    return package_members(dataset_source("mini-mmlu"))
 
 
 def write(tmp_path: Path, members: dict[str, bytes]) -> Path:

@@ -15,10 +15,9 @@ from pathlib import Path
 import pytest
 
 from evaljig_fixtures import DatasetPackageError, load_dataset_package
-from evaljig_fixtures._datasets import load_dataset_source
 from evaljig_fixtures._datasets import package as package_module
-from evaljig_fixtures._datasets.build import package_members
-from evaljig_fixtures._datasets.deterministic_zip import deterministic_zip
+from evaljig_fixtures._datasets.build import deterministic_zip, package_members
+from testkit.own_fixtures import dataset_source
 
 MIB = 1024 * 1024
 #: Zeros deflate about a thousandfold: 64 KiB of compressed data inflate to this.
@@ -118,7 +117,7 @@ def test_a_fifo_is_refused_without_waiting(tmp_path: Path) -> None:
 
 @pytest.fixture
 def package_zip(tmp_path: Path) -> Path:
-    members = package_members(load_dataset_source("mini_mmlu.json"))
+    members = package_members(dataset_source("mini-mmlu"))
     members["data/extra.txt"] = b"a member in a folder\n"
     manifest = json.loads(members["manifest.json"])
     manifest["members"]["data/extra.txt"] = {

@@ -16,18 +16,17 @@ from typing import Any
 import pytest
 
 from evaljig_fixtures import load_dataset_package
-from evaljig_fixtures._builders.dataset_packages import MINI_MMLU, POLYGLOT
-from evaljig_fixtures._datasets import load_dataset_source
-from evaljig_fixtures._datasets.build import package_bytes, package_members
-from evaljig_fixtures._datasets.deterministic_zip import FIXED_DATE_TIME
+from evaljig_fixtures._datasets.build import FIXED_DATE_TIME, package_bytes, package_members
 from evaljig_fixtures._regen import BuildContext
+from testkit.own_fixtures import build_script, dataset_source
 
-SOURCES = {"mini-mmlu": "mini_mmlu.json", "polyglot": "polyglot.json"}
+SOURCES = {"mini-mmlu": "mini-mmlu", "polyglot": "polyglot"}
+DATASET_BUILDERS = [b for b in build_script().BUILDERS if b.name in SOURCES]
 
 
 def build_into(tmp: Path) -> dict[str, bytes]:
     ctx = BuildContext(committed=tmp / "none", staging=tmp)
-    paths = [p for builder in (MINI_MMLU, POLYGLOT) for p in builder.build(tmp, ctx)]
+    paths = [p for builder in DATASET_BUILDERS for p in builder.build(tmp, ctx)]
     return {p.relative_to(tmp).as_posix(): p.read_bytes() for p in paths}
 
 
@@ -39,7 +38,7 @@ def test_two_builds_give_identical_bytes(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("source", SOURCES.values())
 def test_zip_entries_are_sorted_dated_1980_and_0644(source: str) -> None:
-    data = package_bytes(load_dataset_source(source))
+    data = package_bytes(dataset_source(source))
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         infos = archive.infolist()
         assert archive.comment == b""
@@ -55,7 +54,7 @@ def test_zip_entries_are_sorted_dated_1980_and_0644(source: str) -> None:
 
 
 def test_mini_mmlu_has_40_rows_over_5_subjects_in_the_row_shape() -> None:
-    package_members_ = package_members(load_dataset_source("mini_mmlu.json"))
+    package_members_ = package_members(dataset_source("mini-mmlu"))
     rows = [json.loads(line) for line in package_members_["test.jsonl"].decode().splitlines()]
     assert len(rows) >= 40
     assert len({r["subject"] for r in rows}) >= 5
@@ -68,7 +67,7 @@ def test_mini_mmlu_has_40_rows_over_5_subjects_in_the_row_shape() -> None:
 
 @pytest.mark.parametrize("source", SOURCES.values())
 def test_answer_key_is_right_for_about_70_percent(source: str) -> None:
-    members = package_members(load_dataset_source(source))
+    members = package_members(dataset_source(source))
     rows = [json.loads(line) for line in members["test.jsonl"].decode().splitlines()]
     key = json.loads(members["answer_key.json"])
     assert list(key) == [r["question"] for r in rows]
@@ -82,7 +81,7 @@ def test_answer_key_is_right_for_about_70_percent(source: str) -> None:
 
 @pytest.mark.parametrize("source", SOURCES.values())
 def test_manifest_lists_sha256_and_size_of_every_other_member(source: str) -> None:
-    members = package_members(load_dataset_source(source))
+    members = package_members(dataset_source(source))
     manifest = json.loads(members["manifest.json"])
     task = manifest["task"]
     assert sorted(members) == sorted(["answer_key.json", "manifest.json", "test.jsonl", f"{task}.py"])
@@ -129,7 +128,7 @@ def test_task_module_prompts_and_the_gateway_answer_key_agree(source: str, tmp_p
     from evaljig_gateway import AnswerKey
 
     zip_path = tmp_path / "package.zip"
-    zip_path.write_bytes(package_bytes(load_dataset_source(source)))
+    zip_path.write_bytes(package_bytes(dataset_source(source)))
     package = load_dataset_package(zip_path)
     module_path = package.extract_to(tmp_path / "data")
     namespace: dict[str, Any] = {"__file__": str(module_path), "__name__": "task_module"}
@@ -163,7 +162,7 @@ REQUIRED_SCRIPTS = {
 @pytest.fixture(scope="module")
 def polyglot_package(tmp_path_factory: pytest.TempPathFactory) -> Any:
     path = tmp_path_factory.mktemp("polyglot") / "polyglot.eval752.zip"
-    path.write_bytes(package_bytes(load_dataset_source("polyglot.json")))
+    path.write_bytes(package_bytes(dataset_source("polyglot")))
     return load_dataset_package(path)
 
 
@@ -197,8 +196,8 @@ def test_polyglot_covers_every_required_script(polyglot_package: Any) -> None:
 def test_exact_code_points_survive_the_zip_round_trip(polyglot_package: Any, tmp_path: Path, sequence: str) -> None:
     assert unicodedata.normalize("NFC", sequence) != sequence or "\u200d" in sequence
     encoded = sequence.encode("utf-8")
-    source_text = files("evaljig_fixtures").joinpath("data", "polyglot.json").read_text(encoding="utf-8")
-    assert sequence in json.dumps(json.loads(source_text), ensure_ascii=False)
+    source_text = files("evaljig_fixtures").joinpath("data", "scaffold", "polyglot.jsonl").read_text(encoding="utf-8")
+    assert sequence in source_text
     assert encoded in polyglot_package.members["test.jsonl"]
     assert any(sequence in r["question"] for r in polyglot_package.rows)
     extracted = polyglot_package.extract_to(tmp_path / "out")

@@ -16,11 +16,10 @@ import pytest
 
 from evaljig_corpus.strict_json import MAX_DEPTH
 from evaljig_fixtures import DatasetPackageError, load_dataset_package
-from evaljig_fixtures._datasets import load_dataset_source
-from evaljig_fixtures._datasets.build import package_members
-from evaljig_fixtures._datasets.deterministic_zip import deterministic_zip
-from evaljig_fixtures._datasets.manifest import MANIFEST, canonical_json, member_entry
+from evaljig_fixtures._datasets.build import deterministic_zip, package_members
+from evaljig_fixtures._datasets.package import MANIFEST, canonical_json, member_entry
 from testkit.counting import counting_str
+from testkit.own_fixtures import dataset_source
 
 DEEP = "[" * 100_000 + "]" * 100_000  # far past the interpreter's recursion limit
 HUGE_INT = "9" * 5000
@@ -28,7 +27,7 @@ HUGE_INT = "9" * 5000
 
 @pytest.fixture
 def members() -> dict[str, bytes]:
-    return package_members(load_dataset_source("mini_mmlu.json"))
+    return package_members(dataset_source("mini-mmlu"))
 
 
 def with_manifest(members: dict[str, bytes]) -> dict[str, bytes]:

@@ -22,7 +22,6 @@ from evaljig_config import load_provider_spec
 from evaljig_fixtures import init_main, load_dataset_package
 from evaljig_fixtures._cli import main
 from evaljig_fixtures._init import Options, planned_files
-from evaljig_fixtures._regen.project import is_evaljig_checkout
 
 LEV = Path("backend/tests/lighteval")
 ROWS = [
@@ -351,7 +350,7 @@ def test_regen_without_arguments_in_a_team_repository_names_its_build_script(
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1
-        assert err.startswith(f"evaljig-fixtures regen: {repo} is not evaljig's repository and registers no builders")
+        assert err.startswith(f"evaljig-fixtures regen: {repo} registers no builders")
         assert err.endswith(
             "; fix: run this repository's build script: python evals/scripts/build_lighteval_fixture.py\n"
         )
@@ -365,4 +364,3 @@ def test_regen_without_arguments_and_no_build_script_says_how_to_get_one(
     assert main(["regen"]) == 2
     assert "fix: run your fixtures' build script (`evaljig init` writes scripts/testing/" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
-    assert is_evaljig_checkout(Path(__file__).resolve().parents[3])  # where evaljig's own regen still runs

@@ -15,17 +15,16 @@ from typing import Any
 import pytest
 
 from evaljig_fixtures import DatasetPackageError, load_dataset_package
-from evaljig_fixtures._datasets import load_dataset_source
-from evaljig_fixtures._datasets.build import package_members
-from evaljig_fixtures._datasets.deterministic_zip import deterministic_zip
-from evaljig_fixtures._datasets.manifest import MANIFEST, canonical_json, member_entry
+from evaljig_fixtures._datasets.build import deterministic_zip, package_members
+from evaljig_fixtures._datasets.package import MANIFEST, canonical_json, member_entry
+from testkit.own_fixtures import dataset_source
 
 Members = dict[str, bytes]
 
 
 @pytest.fixture
 def members() -> Members:
-    return package_members(load_dataset_source("mini_mmlu.json"))
+    return package_members(dataset_source("mini-mmlu"))
 
 
 def package(tmp_path: Path, members: Members, edit: Callable[[dict[str, Any], Members], None]) -> Path:

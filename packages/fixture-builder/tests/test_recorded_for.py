@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from evaljig_fixtures import cassette_builder, dataset_package_builder, provider_builder, regen_main
+from evaljig_fixtures import DatasetSource, cassette_builder, dataset_package_builder, provider_builder, regen_main
 from evaljig_fixtures._recorded_for import recorded_for, sidecar_path, stale_fields
 
 SPEC: dict[str, Any] = {
@@ -28,7 +28,7 @@ CASSETTE = "cassettes/acme.yaml"
 def builders(spec: dict[str, Any]) -> list[Any]:
     return [
         provider_builder("providers/acme.json", spec, name="provider"),
-        dataset_package_builder("datasets/acme.zip", ROWS, name="acme", builder_name="dataset"),
+        dataset_package_builder("datasets/acme.zip", DatasetSource(ROWS, name="acme"), builder_name="dataset"),
         cassette_builder(CASSETTE, provider="providers/acme.json", dataset="datasets/acme.zip", name="cassette"),
     ]
 

@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 
 from evaljig_common import OFFLINE_ENV
-from evaljig_fixtures._builders.registry import BUILDERS
-from evaljig_fixtures._cli import main
+from evaljig_fixtures import regen_main
 from evaljig_fixtures._regen import BuildContext, Builder, RegenOptions, registry_problems, run_regen, write_output
-from evaljig_fixtures._regen.drift import list_files
+from evaljig_fixtures._regen.run import list_files
+from testkit.own_fixtures import FIXTURES as COMMITTED
+from testkit.own_fixtures import build_script
 
-COMMITTED = Path(__file__).resolve().parents[3] / "fixtures"
+BUILDERS = build_script().BUILDERS
 LIGHTEVAL_OUTPUTS = {o for b in BUILDERS if "lighteval" in b.requires for o in b.outputs}
 
 
@@ -28,7 +29,8 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 
 def regen(out: Path, *extra: str) -> int:
-    return main(["regen", "--out", str(out), "--no-lighteval", *extra])
+    """evaljig's own build script, as ``make regen`` runs it, without lighteval."""
+    return regen_main(BUILDERS, ["--out", str(out), "--no-lighteval", *extra], fixtures=COMMITTED)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -51,7 +53,7 @@ def test_committed_fixtures_are_what_the_builders_produce(capsys: pytest.Capture
     assert regen(COMMITTED, "--check") == 0
     out = capsys.readouterr().out
     assert "regen --check: clean" in out
-    assert "skipped  lighteval-goldens" in out  # said out loud, never silently passed
+    assert "skipped  cli-stdout-golden" in out  # said out loud, never silently passed
 
 
 def test_two_rebuilds_give_identical_bytes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -60,7 +62,8 @@ def test_two_rebuilds_give_identical_bytes(tmp_path: Path, capsys: pytest.Captur
     first = snapshot(out)
     assert regen(out) == 0
     assert snapshot(out) == first
-    assert "0 written, 0 removed" in capsys.readouterr().out.splitlines()[-2]
+    [summary] = [line for line in capsys.readouterr().out.splitlines()[-4:] if line.startswith("regen: ")]
+    assert "0 written, 0 removed" in summary
     committed = {k: v for k, v in snapshot(COMMITTED).items() if k not in LIGHTEVAL_OUTPUTS}
     assert first == committed
 
@@ -148,7 +151,7 @@ def test_registry_rules() -> None:
 
 
 def test_list_names_every_builder(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["regen", "--list"]) == 0
+    assert regen_main(BUILDERS, ["--list"], fixtures=COMMITTED) == 0
     out = capsys.readouterr().out
     assert [line.split()[0] for line in out.splitlines()] == [b.name for b in BUILDERS]
     assert "(requires lighteval)" in out

@@ -17,7 +17,7 @@ import pytest
 
 from evaljig_fixtures._regen import BuildContext, Builder, RegenOptions, run_regen, write_output
 from evaljig_fixtures._regen import swap as swap_module
-from evaljig_fixtures._regen.drift import list_files
+from evaljig_fixtures._regen.run import list_files
 from evaljig_fixtures._regen.swap import STEPS, work_dir
 
 OLD = {"a.txt": b"old a\n", "b/c.txt": b"old c\n", "b/gone.txt": b"no builder makes me any more\n", "notes.txt": b"x\n"}

@@ -11,6 +11,7 @@ import pytest
 
 from evaljig_fixtures import (
     BuildError,
+    DatasetSource,
     dataset_manifest_schema,
     dataset_package_bytes,
     load_dataset_package,
@@ -34,8 +35,10 @@ def jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
 
 def test_rows_from_jsonl_or_code_give_the_same_bytes_and_a_loadable_package(tmp_path: Path) -> None:
     source = jsonl(tmp_path / "acme.jsonl", ROWS)
-    from_file = write_dataset_package(tmp_path / "a" / "acme.zip", source, name="acme-qa", description="ours")
-    from_code = dataset_package_bytes(ROWS, name="acme-qa", description="ours")
+    from_file = write_dataset_package(
+        tmp_path / "a" / "acme.zip", DatasetSource(source, name="acme-qa", description="ours")
+    )
+    from_code = dataset_package_bytes(DatasetSource(ROWS, name="acme-qa", description="ours"))
 
     assert from_file.read_bytes() == from_code  # deterministic: no clock, no path, no machine in the bytes
     package = load_dataset_package(from_file)
@@ -58,7 +61,9 @@ def test_evaljig_own_manifests_follow_the_shipped_schema(zip_name: str) -> None:
 def test_a_team_manifest_follows_the_shipped_schema_and_a_bad_one_does_not() -> None:
     import io
 
-    manifest = json.loads(zipfile.ZipFile(io.BytesIO(dataset_package_bytes(ROWS, name="acme"))).read("manifest.json"))
+    manifest = json.loads(
+        zipfile.ZipFile(io.BytesIO(dataset_package_bytes(DatasetSource(ROWS, name="acme")))).read("manifest.json")
+    )
     validator = jsonschema.Draft202012Validator(dataset_manifest_schema())
     validator.validate(manifest)
     assert list(validator.iter_errors({**manifest, "format": "other/2"}))
@@ -77,7 +82,7 @@ def test_a_team_manifest_follows_the_shipped_schema_and_a_bad_one_does_not() -> 
 def test_a_bad_row_is_named_with_its_file_id_and_field(tmp_path: Path, row: dict[str, object], problem: str) -> None:
     source = jsonl(tmp_path / "bad.jsonl", [ROWS[0], row])
     with pytest.raises(BuildError) as caught:
-        write_dataset_package(tmp_path / "bad.zip", source, name="bad")
+        write_dataset_package(tmp_path / "bad.zip", DatasetSource(source, name="bad"))
     assert f"{source}: row bad-0002: {problem}" in str(caught.value)
     assert not (tmp_path / "bad.zip").exists()
 
@@ -87,3 +92,24 @@ def test_a_line_that_is_not_json_is_named_by_number(tmp_path: Path) -> None:
     source.write_text(json.dumps(ROWS[0]) + "\n\n{not json\n", encoding="utf-8")
     with pytest.raises(BuildError, match=r"rows\.jsonl:3: not a JSON object"):
         read_rows_jsonl(source)
+
+
+def test_one_dataset_source_is_the_only_argument_of_every_dataset_function(tmp_path: Path) -> None:
+    """The rows and what the manifest says about them travel as one ``DatasetSource``, not a keyword list."""
+    import inspect
+
+    from evaljig_fixtures import BuildContext, dataset_package_builder
+
+    assert list(inspect.signature(dataset_package_bytes).parameters) == ["source"]
+    assert list(inspect.signature(write_dataset_package).parameters) == ["path", "source"]
+    assert list(inspect.signature(dataset_package_builder).parameters) == ["relative", "source", "builder_name"]
+    source = DatasetSource(ROWS, name="acme-qa", task="acme", description="ours", version=3, accuracy=0.5)
+    builder = dataset_package_builder("datasets/acme.zip", source)
+    [written] = builder.build(tmp_path, BuildContext(committed=tmp_path / "none", staging=tmp_path))
+    assert written.read_bytes() == dataset_package_bytes(source)
+    manifest = json.loads(zipfile.ZipFile(written).read("manifest.json"))
+    assert (manifest["name"], manifest["task"], manifest["version"], manifest["description"]) == (
+        "acme-qa", "acme", 3, "ours",
+    )  # fmt: skip
+    assert manifest["answer_key"] == {"correct": 2, "total": 4}  # round(0.5 * 4)
+    assert builder.description == "ours"

@@ -14,7 +14,8 @@ from evaljig_fixtures._cli import main
 
 BUILDERS_MODULE = """
 from pathlib import Path
-from evaljig_fixtures import Builder, config_golden_builder, dataset_package_builder, provider_builder, write_output
+from evaljig_fixtures import Builder, DatasetSource, config_golden_builder, dataset_package_builder
+from evaljig_fixtures import provider_builder, write_output
 
 HERE = Path(__file__).resolve().parent
 SPEC = {{
@@ -29,8 +30,8 @@ ROWS = [
 def everything():
     return [
         provider_builder("providers/acme.json", SPEC),
-        dataset_package_builder("datasets/acme.zip", HERE / "rows.jsonl", name="acme"),
-        dataset_package_builder("datasets/inline.zip", ROWS, name="inline"),
+        dataset_package_builder("datasets/acme.zip", DatasetSource(HERE / "rows.jsonl", name="acme")),
+        dataset_package_builder("datasets/inline.zip", DatasetSource(ROWS, name="inline")),
         config_golden_builder("configs/expected-config.yaml", provider="providers/acme.json"),
     ]
 

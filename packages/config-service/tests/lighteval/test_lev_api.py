@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import sys
 import time
-from importlib.metadata import entry_points
 from pathlib import Path
 
 import litellm
@@ -47,6 +46,7 @@ from evaljig_fixtures import (
     write_output,
 )
 from evaljig_gateway import Gateway, Replay, judge
+from testkit.own_fixtures import build_script
 
 from .conftest import (
     EXPECTED_CONFIG,
@@ -110,10 +110,13 @@ def test_lev_004_config_drift_guard(
 ) -> None:
     committed = load_provider_spec(FIXTURES / "providers" / "fake-openai.json")
     assert LightEvalConfigRenderer(committed).render_yaml() == EXPECTED_CONFIG.read_text(encoding="utf-8")
-    monkeypatch.chdir(ROOT)  # regen's defaults are relative to the repository root
-    # `evaljig-fixtures regen --check`, in this worker: it reuses the lighteval the Python-path cases imported
-    [script] = entry_points(group="console_scripts", name="evaljig-fixtures")
-    code, out, err = lev_trace.in_process("regen", script.load(), ["regen", "--check"])
+    monkeypatch.chdir(ROOT)
+    # `make regen-check` (evaljig's build script, --check) in this worker: it reuses the lighteval the
+    # Python-path cases imported
+    script = build_script()
+    code, out, err = lev_trace.in_process(
+        "regen", lambda argv: regen_main(script.BUILDERS, argv, fixtures=script.FIXTURES), ["--check"]
+    )
     assert code == 0, out + err
     lev("LEV-004", regen_check="clean")  # type: ignore[operator]
 

@@ -1,38 +1,44 @@
-"""evaljig-fixtures: the deterministic fixture builder (``evaljig-fixtures regen``), dataset packages and cassettes.
+"""evaljig-fixtures: the deterministic fixture builder (``regen_main``, the builder factories), dataset packages
+and cassette replay.
 
-The capability fixture corpus and its conformance helpers are ``evaljig_corpus``'s.
+The capability fixture corpus and its conformance helpers are ``evaljig_corpus``'s. Each public
+name is written twice: in ``__all__`` and in the ``TYPE_CHECKING`` imports, which also tell
+``__getattr__`` where it lives. The LEV pytest plugin imports this package into every session, so
+each name is imported on first use (vcrpy, httpx, litellm stay unloaded).
 """
 
 from __future__ import annotations
 
+import ast
+import functools
 import importlib
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evaljig_common import CANONICAL_BASE_URL  # the one placeholder, re-exported
-from evaljig_fixtures._errors import BuildError, DatasetPackageError, EvaljigFixturesError
-
-if TYPE_CHECKING:  # imported on first use: the LEV pytest plugin imports this package into every session
-    from evaljig_fixtures._builders.team import (
-        cassette_builder,
-        cli_stdout_golden_builder,
-        config_golden_builder,
-        dataset_package_builder,
-        provider_builder,
-    )
-    from evaljig_fixtures._cassettes import recording, replaying
+if TYPE_CHECKING:  # for type checkers; at run time __getattr__ imports each name from the module named here
+    from evaljig_common import CANONICAL_BASE_URL
+    from evaljig_fixtures._cassettes import replaying
     from evaljig_fixtures._datasets import (
         DatasetPackage,
+        DatasetSource,
         dataset_manifest_schema,
         dataset_package_bytes,
         load_dataset_package,
         read_rows_jsonl,
         write_dataset_package,
     )
+    from evaljig_fixtures._errors import BuildError, DatasetPackageError, EvaljigFixturesError
+    from evaljig_fixtures._factories import (
+        cassette_builder,
+        cli_stdout_golden_builder,
+        config_golden_builder,
+        dataset_package_builder,
+        provider_builder,
+    )
     from evaljig_fixtures._init import init_main
     from evaljig_fixtures._lev_harness import LEV_FAKE_KEY, LevDataset, LevInvocation, LevTrace, leaked_files
-    from evaljig_fixtures._regen import BuildContext, Builder, write_output
+    from evaljig_fixtures._regen import BuildContext, Builder, Upstream, write_output
     from evaljig_fixtures._regen.command import regen_main
-    from evaljig_fixtures._regen.context import Upstream
 
 __all__ = [
     "CANONICAL_BASE_URL",
@@ -42,6 +48,7 @@ __all__ = [
     "Builder",
     "DatasetPackage",
     "DatasetPackageError",
+    "DatasetSource",
     "EvaljigFixturesError",
     "LevDataset",
     "LevInvocation",
@@ -58,51 +65,30 @@ __all__ = [
     "load_dataset_package",
     "provider_builder",
     "read_rows_jsonl",
-    "recording",
     "regen_main",
     "replaying",
     "write_dataset_package",
     "write_output",
 ]
 
-#: Public name -> the module that defines it, imported on first use (vcrpy, httpx, litellm stay unloaded).
-_LAZY = {
-    **dict.fromkeys(("recording", "replaying"), "evaljig_fixtures._cassettes"),
-    **dict.fromkeys(
-        (
-            "DatasetPackage",
-            "dataset_manifest_schema",
-            "dataset_package_bytes",
-            "load_dataset_package",
-            "read_rows_jsonl",
-            "write_dataset_package",
-        ),
-        "evaljig_fixtures._datasets",
-    ),
-    **dict.fromkeys(
-        (
-            "cassette_builder",
-            "cli_stdout_golden_builder",
-            "config_golden_builder",
-            "dataset_package_builder",
-            "provider_builder",
-        ),
-        "evaljig_fixtures._builders.team",
-    ),
-    **dict.fromkeys(("BuildContext", "Builder", "write_output"), "evaljig_fixtures._regen"),
-    "regen_main": "evaljig_fixtures._regen.command",
-    "Upstream": "evaljig_fixtures._regen.context",
-    "init_main": "evaljig_fixtures._init",
-    **dict.fromkeys(
-        ("LEV_FAKE_KEY", "LevDataset", "LevInvocation", "LevTrace", "leaked_files"), "evaljig_fixtures._lev_harness"
-    ),
-}
+
+@functools.cache
+def _defining_modules() -> dict[str, str]:
+    """Public name -> its module, read from the ``TYPE_CHECKING`` imports above (the one place they are written)."""
+    tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
+    block = next(node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING")
+    return {
+        alias.name: node.module
+        for node in block.body
+        if isinstance(node, ast.ImportFrom) and node.module is not None
+        for alias in node.names
+    }
 
 
 def __getattr__(name: str) -> object:
-    """PEP 562: the cassette helpers on first use (vcrpy is imported only then)."""
-    if name not in _LAZY:
+    """PEP 562: a public name, imported from its module on first use."""
+    if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value: object = getattr(importlib.import_module(_LAZY[name]), name)
+    value: object = getattr(importlib.import_module(_defining_modules()[name]), name)
     globals()[name] = value  # later lookups find it here: no second import
     return value

@@ -27,24 +27,28 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 from evaljig_common import CANONICAL_BASE_URL
 from evaljig_config import ConfigError, lighteval_available, parse_provider_spec
-from evaljig_fixtures._datasets.source import load_dataset_source
-from evaljig_fixtures._datasets.team import dataset_source, read_rows_jsonl
+from evaljig_fixtures._datasets.source import DatasetSource, read_rows_jsonl
 from evaljig_fixtures._errors import EvaljigFixturesError
-from evaljig_fixtures._scaffold.layout import DEFAULT_SCRIPTS_DIR, DEFAULT_TESTS_DIR, Layout, folder
-from evaljig_fixtures._scaffold.render import (
+from evaljig_fixtures._scaffold import (
+    DEFAULT_SCRIPTS_DIR,
+    DEFAULT_TESTS_DIR,
+    INSTALLERS,
+    Layout,
     check_model,
+    folder,
     literal,
     literal_parts,
     plain,
     python_template,
+    render_workflow,
+    write_all,
 )
-from evaljig_fixtures._scaffold.transaction import write_all
-from evaljig_fixtures._scaffold.workflow import INSTALLERS, render_workflow
 
 PROG = "evaljig init"
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -137,9 +141,9 @@ def _jsonl(rows: Sequence[dict[str, Any]]) -> bytes:
     return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows).encode("utf-8")
 
 
-def _packaged_rows(filename: str) -> list[dict[str, Any]]:
-    """evaljig's own sample questions as ``{question, choices, answer}`` rows (ids and subjects kept)."""
-    return [dict(row) for row in load_dataset_source(filename).rows]
+def _sample_rows(filename: str) -> bytes:
+    """evaljig's own sample questions (``data/scaffold/*.jsonl``, the rows of its own fixtures' datasets)."""
+    return files("evaljig_fixtures").joinpath("data", "scaffold", filename).read_bytes()
 
 
 def _python_values(options: Options) -> dict[str, str]:
@@ -177,9 +181,9 @@ def planned_files(options: Options) -> dict[str, bytes]:
         for template, name in TEMPLATES.items()
     }
     planned[WORKFLOW] = render_workflow(layout, options.installer, options.wheels)
-    rows = read_rows_jsonl(options.dataset) if options.dataset else _packaged_rows("mini_mmlu.json")
-    planned[f"{layout.lev}/data/{options.dataset_name}.jsonl"] = _jsonl(rows)
-    planned[f"{layout.lev}/data/multilingual.jsonl"] = _jsonl(_packaged_rows("polyglot.json"))
+    rows = _jsonl(read_rows_jsonl(options.dataset)) if options.dataset else _sample_rows("mini-mmlu.jsonl")
+    planned[f"{layout.lev}/data/{options.dataset_name}.jsonl"] = rows
+    planned[f"{layout.lev}/data/multilingual.jsonl"] = _sample_rows("polyglot.jsonl")
     return planned
 
 
@@ -207,7 +211,7 @@ def _check_inputs(options: Options) -> None:
     except ConfigError as exc:
         raise EvaljigFixturesError(str(exc)) from exc
     if options.dataset is not None:
-        dataset_source(options.dataset, name=options.dataset_name)  # BuildError naming the file, row and field
+        DatasetSource(options.dataset, name=options.dataset_name).checked_rows()  # BuildError naming file, row, field
     if options.dataset_name == "multilingual":
         raise EvaljigFixturesError("--dataset: the name 'multilingual' is taken by the scaffold's LEV-005 dataset")
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from evaljig_config import ProviderSpec
 from evaljig_fixtures._datasets import DatasetPackage
-from evaljig_fixtures._datasets.manifest import canonical_json
+from evaljig_fixtures._datasets.package import canonical_json
 
 FORMAT = "evaljig-recorded-for/1"
 SUFFIX = ".recorded-for.json"

@@ -1,33 +1,281 @@
-"""Load a dataset package zip and trust nothing in it until the manifest vouches for every byte."""
+"""Reading a dataset package: ``manifest.json``'s format and checks, the members' hashes and claims, safe extraction.
+
+A package is untrusted input: every member is size-capped, hashed against the manifest, and its
+claims (rows, subjects, answer key, task module) checked against what it really holds; extraction
+follows no symlink below its destination.
+"""
 
 from __future__ import annotations
 
+import ast
+import errno
+import functools
 import hashlib
 import io
+import json
 import os
 import re
+import secrets
 import stat
 import zipfile
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
+from importlib.resources import files
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 from typing import Any
 
+from evaljig_common import TMP_SUFFIX
 from evaljig_corpus.strict_json import JsonInputError, duplicates, loads, loads_bytes
-from evaljig_fixtures._datasets.contents import content_problems
-from evaljig_fixtures._datasets.extract import UnsafeDestinationError, write_below
-from evaljig_fixtures._datasets.manifest import ANSWER_KEY_MEMBER, MANIFEST, ROWS_MEMBER, manifest_problems
+from evaljig_fixtures._datasets.source import LETTERS, row_problems
 from evaljig_fixtures._errors import DatasetPackageError
 
+# --- ``manifest.json`` of a dataset package: what it is, and the sha256 and size of every other member.
+MANIFEST = "manifest.json"
+FORMAT = "evaljig-dataset-package/1"
+ROWS_MEMBER = "test.jsonl"
+ANSWER_KEY_MEMBER = "answer_key.json"
+SCHEMA = "dataset-manifest.schema.json"
+
+
+def canonical_json(data: Any) -> bytes:
+    """Fixed key order as given, indent 2, exact code points (no ``\\u`` escapes), trailing newline."""
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def member_entry(data: bytes) -> dict[str, Any]:
+    return {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
+
+
+def manifest_problems(manifest: Any) -> list[str]:
+    """What is wrong with a parsed manifest against its shipped JSON Schema, each naming the field; empty when usable.
+
+    The schema (``data/dataset-manifest.schema.json``, ``dataset_manifest_schema()``) is the one
+    contract: a name such as ``../../etc/evil``, ``rows: -1`` or a field it does not define is
+    refused here, before anything else of the package is read.
+    """
+    problems = [_schema_problem(error) for error in sorted(_validator().iter_errors(manifest), key=_error_key)]
+    if problems:
+        return problems
+    module = manifest["task_module"]
+    if module not in manifest["members"]:
+        problems.append(f"{MANIFEST}: field 'members': must list the task module {module} (field 'task_module')")
+    return problems
+
+
+MAX_REASON = 160
+
+"""A schema message quotes the offending value: it is cut here, so a hostile value cannot flood the error."""
+
+
+def _error_key(error: Any) -> tuple[str, str]:
+    return (_field(error), error.message)
+
+
+def _field(error: Any) -> str:
+    return ".".join(str(part) for part in error.absolute_path)
+
+
+def _schema_problem(error: Any) -> str:
+    field = _field(error)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        allowed = set(error.schema.get("properties", {}))
+        unknown = sorted(str(k) for k in error.instance if k not in allowed)
+        where = f"field '{field}'" if field else "top level"
+        return f"{MANIFEST}: {where}: unknown field(s) {', '.join(unknown)[:MAX_REASON]} (not in the manifest's schema)"
+    if error.validator == "required":
+        missing = error.message.split("'")[1] if error.message.count("'") >= 2 else error.message
+        name = f"{field}.{missing}" if field else missing
+        return f"{MANIFEST}: field '{name}': is required"
+    if error.validator == "const":
+        got = repr(error.instance)[:MAX_REASON]
+        return f"{MANIFEST}: field '{field}': must be {error.validator_value!r}, got {got}"
+    reason = error.message if len(error.message) <= MAX_REASON else error.message[:MAX_REASON] + "..."
+    return f"{MANIFEST}: field '{field or '(top level)'}': {reason}"
+
+
+@functools.cache
+def _validator() -> Any:
+    """The schema's validator, built once (jsonschema is imported on first use: it costs ~100 ms)."""
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
+
+    schema = json.loads(files("evaljig_fixtures").joinpath("data", SCHEMA).read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+# --- The manifest's claims against what the package holds: rows, subjects, answer key, task module.
+#
+# The members' hashes only prove the bytes are the ones the manifest lists; a manifest written by
+# hand (or by a tool with a bug) can still misstate them: ``rows: 9999`` for 42 rows, an answer
+# key for other questions, a task module that defines another task. Each problem names the
+# member or manifest field and the reason.
+MAX_NAMED = 3
+
+"""At most this many questions are named in one problem; the rest are counted."""
+
+
+def content_problems(
+    manifest: Mapping[str, Any], rows: Sequence[dict[str, Any]], answer_key: Mapping[str, str], module: bytes
+) -> list[str]:
+    """Every mismatch between the manifest, ``test.jsonl``, ``answer_key.json`` and the task module."""
+    problems = [f"{ROWS_MEMBER}: line {n}: {p}" for n, row in enumerate(rows, start=1) for p in row_problems(row)]
+    if problems:
+        more = [f"... and {len(problems) - MAX_NAMED} more"] if len(problems) > MAX_NAMED else []
+        return problems[:MAX_NAMED] + more
+    problems += _manifest_claims(manifest, rows, answer_key)
+    problems += _answer_key_problems(rows, answer_key)
+    problems += _task_module_problems(manifest, module)
+    return problems
+
+
+def _manifest_claims(
+    manifest: Mapping[str, Any], rows: Sequence[dict[str, Any]], answer_key: Mapping[str, str]
+) -> list[str]:
+    problems = []
+    if "rows" in manifest and manifest["rows"] != len(rows):
+        problems.append(f"{MANIFEST}: field 'rows': says {manifest['rows']}, {ROWS_MEMBER} holds {len(rows)}")
+    subjects = sorted({row["subject"] for row in rows})
+    if "subjects" in manifest and list(manifest["subjects"]) != subjects:
+        problems.append(f"{MANIFEST}: field 'subjects': must be the rows' subjects, sorted: {subjects}")
+    claim = manifest.get("answer_key")
+    if isinstance(claim, Mapping):
+        correct = sum(answer_key.get(row["question"]) == row["answer"] for row in rows)
+        if claim["total"] != len(rows):
+            problems.append(f"{MANIFEST}: field 'answer_key.total': says {claim['total']}, there are {len(rows)} rows")
+        if claim["correct"] != correct:
+            problems.append(
+                f"{MANIFEST}: field 'answer_key.correct': says {claim['correct']}, {ANSWER_KEY_MEMBER} answers "
+                f"{correct} correctly"
+            )
+    spec = manifest.get("task_spec")
+    if isinstance(spec, str) and spec.split("|", 1)[0] != manifest["task"]:
+        problems.append(f"{MANIFEST}: field 'task_spec': {spec!r} does not name the task {manifest['task']!r}")
+    return problems
+
+
+def _named(questions: Sequence[str]) -> str:
+    shown = ", ".join(repr(q[:60]) for q in questions[:MAX_NAMED])
+    return shown + (f" and {len(questions) - MAX_NAMED} more" if len(questions) > MAX_NAMED else "")
+
+
+def _answer_key_problems(rows: Sequence[dict[str, Any]], answer_key: Mapping[str, str]) -> list[str]:
+    """One answer per question of the rows, each a letter among that row's choices."""
+    questions = [row["question"] for row in rows]
+    problems = []
+    missing = [q for q in questions if q not in answer_key]
+    if missing:
+        problems.append(f"{ANSWER_KEY_MEMBER}: no answer for {_named(missing)}")
+    known = set(questions)
+    extra = [q for q in answer_key if q not in known]
+    if extra:
+        problems.append(f"{ANSWER_KEY_MEMBER}: answers questions {ROWS_MEMBER} does not hold: {_named(extra)}")
+    bad = [r["question"] for r in rows if answer_key.get(r["question"], "A") not in LETTERS[: len(r["choices"])]]
+    if bad:
+        problems.append(f"{ANSWER_KEY_MEMBER}: an answer that is not one of the row's choice letters for {_named(bad)}")
+    return problems
+
+
+def _task_module_problems(manifest: Mapping[str, Any], module: bytes) -> list[str]:
+    """The task module is Python defining the manifest's task (``LightevalTaskConfig(name=TASK)``), and TASKS_TABLE."""
+    where = f"member {manifest['task_module']!r} (field 'task_module')"
+    try:
+        tree = ast.parse(module.decode("utf-8"))
+    except (SyntaxError, UnicodeDecodeError, ValueError) as exc:
+        return [f"{where}: not a Python module: {exc}"]
+    names = {
+        keyword.value.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        for keyword in node.keywords
+        if keyword.arg == "name" and isinstance(keyword.value, ast.Constant) and isinstance(keyword.value.value, str)
+    }
+    problems = []
+    if manifest["task"] not in names:
+        problems.append(f"{where}: defines no task named {manifest['task']!r} (field 'task')")
+    tables = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "TASKS_TABLE" for t in node.targets)
+    ]
+    if not tables:
+        problems.append(f"{where}: has no TASKS_TABLE (lighteval reads a custom task module's tasks from it)")
+    return problems
+
+
+# --- Write a package's members below a folder without ever following a symlink out of it.
+#
+# The destination may hold anything already (a previous run, or a symlink planted by someone
+# else): each member's folders are opened one at a time relative to the folder above them with
+# ``O_NOFOLLOW``, and the file is created and renamed into place relative to that open folder,
+# so a symlink swapped in between a check and a write cannot redirect it either. The
+# destination folder itself may be a symlink: it is the caller's choice. Each file is written
+# atomically, like ``evaljig_common.write_bytes_atomic``: a hidden temporary sibling renamed
+# over the target.
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC
+_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | _CLOEXEC
+_NAME_KEEP = 200
+
+
+class UnsafeDestinationError(OSError):
+    """A folder on a member's path is a symlink or not a folder: nothing is written through it."""
+
+
+def write_below(root: Path, parts: Sequence[str], data: bytes) -> Path:
+    """Write ``data`` to ``root/parts...`` creating folders, following no symlink below ``root``."""
+    fd = os.open(root, _DIR_FLAGS)
+    try:
+        for depth, part in enumerate(parts[:-1], start=1):
+            child = _open_folder(fd, part, root.joinpath(*parts[:depth]))
+            os.close(fd)
+            fd = child
+        _write_atomic_at(fd, parts[-1], data)
+    finally:
+        os.close(fd)
+    return root.joinpath(*parts)
+
+
+def _open_folder(parent_fd: int, name: str, shown: Path) -> int:
+    with suppress(FileExistsError):
+        os.mkdir(name, dir_fd=parent_fd)
+    try:
+        return os.open(name, _DIR_FLAGS | getattr(os, "O_NOFOLLOW", 0), dir_fd=parent_fd)
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+            raise
+        mode = os.stat(name, dir_fd=parent_fd, follow_symlinks=False).st_mode
+        what = "a symbolic link" if stat.S_ISLNK(mode) else "not a folder"
+        raise UnsafeDestinationError(exc.errno, f"{shown} is {what}: not written through", str(shown)) from None
+
+
+def _write_atomic_at(dir_fd: int, name: str, data: bytes) -> None:
+    tmp = f".{name[:_NAME_KEEP]}.{os.getpid()}.{secrets.token_hex(4)}{TMP_SUFFIX}"
+    fd = os.open(tmp, _FILE_FLAGS, 0o666, dir_fd=dir_fd)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        with suppress(FileNotFoundError):
+            os.unlink(tmp, dir_fd=dir_fd)
+        raise
+
+
+# --- Load a dataset package zip and trust nothing in it until the manifest vouches for every byte.
 MAX_TOTAL_BYTES = 64 * 1024 * 1024
+
 """Fixture packages are kilobytes; anything near this is a zip bomb or the wrong file."""
 MAX_ZIP_BYTES = MAX_TOTAL_BYTES
+
 """The zip file itself: checked before it is read, and never read past."""
 READ_CHUNK = 64 * 1024
+
 """A member is inflated this much at a time, never all at once (zipfile's ``read`` inflates a whole member)."""
 MAX_LISTED = 20
+
 """At most this many problems are listed one by one in an error about a zip's members."""
 
 

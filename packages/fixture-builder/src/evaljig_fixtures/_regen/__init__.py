@@ -1,12 +1,20 @@
 """Deterministic fixture regeneration: named builders write ``fixtures/``; ``--check`` fails on drift.
 
-The builders themselves are listed in ``evaljig_fixtures._builders.registry.BUILDERS``.
+A build script lists the builders (evaljig's own: ``scripts/testing/build_lighteval_fixture.py``).
 """
 
-from evaljig_fixtures._regen.builder import Builder, BuildFunction, write_output
-from evaljig_fixtures._regen.context import REQUIREMENTS, BuildContext, unmet_requirements
-from evaljig_fixtures._regen.rebuild import RegenOptions, run_regen
-from evaljig_fixtures._regen.selection import registry_problems, select
+from evaljig_fixtures._regen.builder import (
+    REQUIREMENTS,
+    BuildContext,
+    Builder,
+    BuildFunction,
+    Upstream,
+    registry_problems,
+    select,
+    unmet_requirements,
+    write_output,
+)
+from evaljig_fixtures._regen.run import RegenOptions, run_regen
 
 __all__ = [
     "REQUIREMENTS",
@@ -14,6 +22,7 @@ __all__ = [
     "BuildFunction",
     "Builder",
     "RegenOptions",
+    "Upstream",
     "registry_problems",
     "run_regen",
     "select",

@@ -28,8 +28,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from evaljig_fixtures._errors import BuildError
-from evaljig_fixtures._regen.builder import Builder
-from evaljig_fixtures._regen.context import BuildContext
+from evaljig_fixtures._regen.builder import BuildContext, Builder
 
 DEFAULT_TIMEOUT_S = 1800.0
 """One builder's deadline: a real lighteval run is ~15 s, recording a large dataset from a remote model minutes."""

@@ -1,7 +1,8 @@
-"""Builder factories for a team's own fixture set: provider spec, dataset packages, config and CLI goldens.
+"""The builder factories: provider spec, dataset packages, config and CLI goldens, recorded cassettes.
 
-What evaljig's own builders do for its fixtures, parameterised: a team's build script lists a few
-of these and calls ``regen_main`` (``evaljig init`` writes such a script). Every output path is
+A build script lists a few of these and calls ``regen_main``: ``evaljig init`` writes such a script
+for a team, and evaljig's own ``fixtures/`` are built by one too (``scripts/testing/``), so
+``make regen`` runs exactly what teams run. Every output path is
 relative to the fixtures folder; the goldens read the provider and dataset through
 ``ctx.input()``, so they see this run's rebuilt copies.
 """
@@ -9,24 +10,48 @@ relative to the fixtures folder; the goldens read the provider and dataset throu
 from __future__ import annotations
 
 import contextlib
+import os
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from evaljig_common import write_text_atomic
-from evaljig_config import ConfigError, LightEvalConfigRenderer, load_provider_spec, parse_provider_spec, run_cli
-from evaljig_fixtures._builders.goldens import placeholder_key
+from evaljig_config import (
+    ConfigError,
+    LightEvalConfigRenderer,
+    ProviderSpec,
+    load_provider_spec,
+    parse_provider_spec,
+    run_cli,
+)
 from evaljig_fixtures._datasets import load_dataset_package
-from evaljig_fixtures._datasets.manifest import canonical_json
-from evaljig_fixtures._datasets.team import DEFAULT_ACCURACY, dataset_package_bytes
+from evaljig_fixtures._datasets.build import package_bytes
+from evaljig_fixtures._datasets.package import canonical_json
+from evaljig_fixtures._datasets.source import DatasetSource
 from evaljig_fixtures._errors import BuildError
 from evaljig_fixtures._recorded_for import UNKNOWN, recorded_for, sidecar_relative, stale_fields, stale_message
 from evaljig_fixtures._recorded_for import dump as dump_recorded_for
 from evaljig_fixtures._recorded_for import load as load_recorded_for
-from evaljig_fixtures._regen.builder import Builder, write_output
-from evaljig_fixtures._regen.context import BuildContext, Finding, Upstream
+from evaljig_fixtures._regen.builder import BuildContext, Builder, Finding, Upstream, write_output
 from evaljig_gateway import DEFAULT_IGNORED_FIELDS, CassetteError, Gateway, Record, load_cassette
+
+#: The placeholder key lighteval and litellm send while recording; the gateway ignores keys. Never a real credential.
+RECORDING_KEY = "sk-evaljig-recording-0000"
+
+
+@contextlib.contextmanager
+def placeholder_key(spec: ProviderSpec) -> Iterator[None]:
+    """The recording placeholder key in the spec's environment variable, for the block only."""
+    saved = os.environ.get(spec.api_key_env)
+    os.environ[spec.api_key_env] = RECORDING_KEY
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(spec.api_key_env, None)
+        else:
+            os.environ[spec.api_key_env] = saved
 
 
 def _name(relative: str, prefix: str) -> str:
@@ -51,29 +76,16 @@ def provider_builder(relative: str, spec: Mapping[str, Any], *, name: str | None
     )  # fmt: skip
 
 
-def dataset_package_builder(
-    relative: str,
-    rows: Iterable[Mapping[str, Any]] | Path,
-    *,
-    name: str,
-    task: str | None = None,
-    description: str = "",
-    version: int = 1,
-    accuracy: float = DEFAULT_ACCURACY,
-    builder_name: str | None = None,
-) -> Builder:
-    """Writes the dataset package of ``rows`` (in code, or a JSONL file read at build time)."""
-    source = rows if isinstance(rows, Path) else [dict(row) for row in rows]
+def dataset_package_builder(relative: str, source: DatasetSource, *, builder_name: str | None = None) -> Builder:
+    """Writes the dataset package of ``source`` (its rows in code, or a JSONL file read at build time)."""
 
     def build(out_dir: Path, ctx: BuildContext) -> list[Path]:
-        data = dataset_package_bytes(
-            source, name=name, task=task, description=description, version=version, accuracy=accuracy
-        )  # fmt: skip
-        return [write_output(out_dir, relative, data)]
+        return [write_output(out_dir, relative, package_bytes(source))]
 
+    rows = source.rows if isinstance(source.rows, Path) else "rows in code"
     return Builder(
         name=builder_name or _name(relative, "dataset"), outputs=(relative,), build=build,
-        description=f"dataset package {name} from {source if isinstance(source, Path) else 'rows in code'}",
+        description=source.description or f"dataset package {source.name} from {rows}",
     )  # fmt: skip
 
 
