@@ -331,35 +331,23 @@ def render_markdown(changes: list[Change], base: RunOutcomes, new: RunOutcomes) 
     passk = [line for line in (pass_k_line("base", base), pass_k_line("new", new)) if line]
     if passk:
         lines += [*(f"- {line}" for line in passk), ""]
-    must = [c for c in changes if c.kind == MUST_PASS]
-    if must:
-        lines += [
-            f"### Must pass, did not ({len(must)})",
-            "",
-            "| session | case | metric | base | new |",
-            "|---|---|---|---|---|",
-        ]
-        lines += [_row_line(c) for c in must[:MAX_LISTED]]
-        if len(must) > MAX_LISTED:
-            lines.append(f"| … {len(must) - MAX_LISTED} more | | | | |")
-        lines.append("")
-    for kind in KINDS:
+    titled = [(MUST_PASS, "Must pass, did not"), *((kind, kind.capitalize()) for kind in KINDS)]
+    for kind, title in titled:
         rows = [c for c in changes if c.kind == kind]
-        if not rows:
-            continue
-        lines += [
-            f"### {kind.capitalize()} ({len(rows)})",
-            "",
-            "| session | case | metric | base | new |",
-            "|---|---|---|---|---|",
-        ]
-        lines += [_row_line(c) for c in rows[:MAX_LISTED]]
-        if len(rows) > MAX_LISTED:
-            lines.append(f"| … {len(rows) - MAX_LISTED} more | | | | |")
-        lines.append("")
+        if rows:
+            lines += _section_lines(title, rows)
     if not changes:
         lines.append("No differences.")
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _section_lines(title: str, rows: list[Change]) -> list[str]:
+    """One Markdown table of changes, at most ``MAX_LISTED`` rows, the rest counted."""
+    lines = [f"### {title} ({len(rows)})", "", "| session | case | metric | base | new |", "|---|---|---|---|---|"]
+    lines += [_row_line(c) for c in rows[:MAX_LISTED]]
+    if len(rows) > MAX_LISTED:
+        lines.append(f"| … {len(rows) - MAX_LISTED} more | | | | |")
+    return [*lines, ""]
 
 
 def _row_line(c: Change) -> str:
