@@ -72,8 +72,9 @@ def _lighteval(ctx: BuildContext) -> str | None:
     if ctx.lighteval:
         return None
     return (
-        "lighteval is not available here: install it (pip install 'evaljig[lighteval]'; "
-        "in evaljig's own repository `make regen`)"
+        "lighteval is not importable in this Python: install the tested stack with "
+        "pip install 'evaljig[lighteval]' (uv: uv add 'evaljig[lighteval]') and run the same build script "
+        "again; `evaljig-config lighteval check` says what is missing"
     )
 
 
