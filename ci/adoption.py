@@ -73,6 +73,9 @@ def uv_project_toml(name: str, python: str) -> str:
         f'[project]\nname = "{name}"\nversion = "0.1.0"\nrequires-python = ">={python}"\ndependencies = []\n\n'
         "[tool.uv]\n# evaljig's wheels until it is on PyPI; relative, so uv.lock stays portable\n"
         f'find-links = ["{WHEELS}"]\n'
+        "# bytecode at install, as pip does (docs/project.md): with PYTHONDONTWRITEBYTECODE set, every\n"
+        "# lighteval process would otherwise recompile torch, transformers and lighteval as it imports them\n"
+        "compile-bytecode = true\n"
     )
 
 

@@ -42,6 +42,13 @@ def test_the_team_pyproject_names_the_wheels_by_a_relative_path(tmp_path: Path) 
     assert project["project"]["requires-python"] == ">=3.11"
 
 
+def test_the_team_pyproject_compiles_bytecode_as_the_docs_say() -> None:
+    """uv compiles nothing at install: with PYTHONDONTWRITEBYTECODE every lighteval start would recompile torch."""
+    project = tomllib.loads(adoption.uv_project_toml("team-evals", "3.11"))
+    assert project["tool"]["uv"]["compile-bytecode"] is True
+    assert "compile-bytecode = true" in (ROOT / "docs" / "project.md").read_text(encoding="utf-8")
+
+
 def test_a_lock_naming_a_path_of_this_machine_is_not_portable(tmp_path: Path) -> None:
     repo = tmp_path / "team"
     portable = 'source = { registry = "wheels" }\nsource = { registry = "/opt/wheels" }\n'
