@@ -33,7 +33,7 @@ from typing import Any
 
 from evaljig_common import CANONICAL_BASE_URL
 from evaljig_config import ConfigError, lighteval_available, parse_provider_spec
-from evaljig_fixtures._datasets.source import DatasetSource, read_rows_jsonl
+from evaljig_fixtures._dataset_write import DatasetSource, read_rows_jsonl
 from evaljig_fixtures._errors import EvaljigFixturesError
 from evaljig_fixtures._scaffold import (
     DEFAULT_SCRIPTS_DIR,

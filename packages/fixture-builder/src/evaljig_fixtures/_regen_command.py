@@ -34,9 +34,9 @@ from typing import Any
 from evaljig_common import OFFLINE_ENV, one_line_errors
 from evaljig_config import lighteval_available
 from evaljig_fixtures._errors import BuildError
-from evaljig_fixtures._regen.builder import Builder, Upstream, registry_problems, select
-from evaljig_fixtures._regen.isolate import DEFAULT_TIMEOUT_S
-from evaljig_fixtures._regen.run import EXIT_FAILED, RegenOptions, run_regen
+from evaljig_fixtures._regen_builder import Builder, Upstream, registry_problems, select
+from evaljig_fixtures._regen_process import DEFAULT_TIMEOUT_S
+from evaljig_fixtures._regen_run import EXIT_FAILED, RegenOptions, run_regen
 
 # --- A project's own builders, named in its ``pyproject.toml`` or registered by entry point; else a
 # refusal naming its build script.

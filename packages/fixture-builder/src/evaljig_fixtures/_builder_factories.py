@@ -25,15 +25,19 @@ from evaljig_config import (
     parse_provider_spec,
     run_cli,
 )
-from evaljig_fixtures._datasets import load_dataset_package
-from evaljig_fixtures._datasets.build import package_bytes
-from evaljig_fixtures._datasets.package import canonical_json
-from evaljig_fixtures._datasets.source import DatasetSource
+from evaljig_fixtures._cassettes import (
+    UNKNOWN,
+    dump_recorded_for,
+    load_recorded_for,
+    recorded_for,
+    sidecar_relative,
+    stale_fields,
+    stale_message,
+)
+from evaljig_fixtures._dataset_load import canonical_json, load_dataset_package
+from evaljig_fixtures._dataset_write import DatasetSource, dataset_package_bytes
 from evaljig_fixtures._errors import BuildError
-from evaljig_fixtures._recorded_for import UNKNOWN, recorded_for, sidecar_relative, stale_fields, stale_message
-from evaljig_fixtures._recorded_for import dump as dump_recorded_for
-from evaljig_fixtures._recorded_for import load as load_recorded_for
-from evaljig_fixtures._regen.builder import BuildContext, Builder, Finding, Upstream, write_output
+from evaljig_fixtures._regen_builder import BuildContext, Builder, Finding, Upstream, write_output
 from evaljig_gateway import DEFAULT_IGNORED_FIELDS, CassetteError, Gateway, Record, load_cassette
 
 #: The placeholder key lighteval and litellm send while recording; the gateway ignores keys. Never a real credential.
@@ -80,7 +84,7 @@ def dataset_package_builder(relative: str, source: DatasetSource, *, builder_nam
     """Writes the dataset package of ``source`` (its rows in code, or a JSONL file read at build time)."""
 
     def build(out_dir: Path, ctx: BuildContext) -> list[Path]:
-        return [write_output(out_dir, relative, package_bytes(source))]
+        return [write_output(out_dir, relative, dataset_package_bytes(source))]
 
     rows = source.rows if isinstance(source.rows, Path) else "rows in code"
     return Builder(
