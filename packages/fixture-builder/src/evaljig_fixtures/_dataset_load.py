@@ -32,16 +32,6 @@ from evaljig_common import TMP_SUFFIX
 from evaljig_corpus.strict_json import JsonInputError, duplicates, loads, loads_bytes
 from evaljig_fixtures._errors import DatasetPackageError
 
-# --- ``manifest.json`` of a dataset package: what it is, and the sha256 and size of every other member.
-MANIFEST = "manifest.json"
-FORMAT = "evaljig-dataset-package/1"
-ROWS_MEMBER = "test.jsonl"
-ANSWER_KEY_MEMBER = "answer_key.json"
-MANIFEST_SCHEMA = "dataset-manifest.schema.json"
-#: A member's ``create_system`` when it carries Unix permissions (APPNOTE 4.4.2).
-UNIX_SYSTEM = 3
-
-
 # --- The rows of ``test.jsonl``: every package holds them in this field order, checked on write and on read.
 LETTERS = ("A", "B", "C", "D")
 MIN_CHOICES = 2
@@ -49,6 +39,7 @@ ROW_FIELDS = ("id", "subject", "question", "choices", "answer")
 
 
 def row_problems(row: Any) -> list[str]:
+    """What is wrong with one row, each naming the field; empty when the row is usable."""
     if not isinstance(row, dict):
         return ["must be an object"]
     problems = [f"unknown field '{k}'" for k in row if k not in ROW_FIELDS]
@@ -72,6 +63,16 @@ def row_problems(row: Any) -> list[str]:
 def _text(row: dict[str, Any], key: str) -> bool:
     value = row.get(key)
     return isinstance(value, str) and bool(value.strip())
+
+
+# --- ``manifest.json`` of a dataset package: what it is, and the sha256 and size of every other member.
+MANIFEST = "manifest.json"
+FORMAT = "evaljig-dataset-package/1"
+ROWS_MEMBER = "test.jsonl"
+ANSWER_KEY_MEMBER = "answer_key.json"
+MANIFEST_SCHEMA = "dataset-manifest.schema.json"
+#: A member's ``create_system`` when it carries Unix permissions (APPNOTE 4.4.2).
+UNIX_SYSTEM = 3
 
 
 def canonical_json(data: Any) -> bytes:
@@ -100,7 +101,6 @@ def manifest_problems(manifest: Any) -> list[str]:
 
 
 MAX_REASON = 160
-
 """A schema message quotes the offending value: it is cut here, so a hostile value cannot flood the error."""
 
 
@@ -154,7 +154,6 @@ def _validator() -> Any:
 # key for other questions, a task module that defines another task. Each problem names the
 # member or manifest field and the reason.
 MAX_NAMED = 3
-
 """At most this many questions are named in one problem; the rest are counted."""
 
 
@@ -307,16 +306,12 @@ def _write_atomic_at(dir_fd: int, name: str, data: bytes) -> None:
 
 # --- Load a dataset package zip and trust nothing in it until the manifest vouches for every byte.
 MAX_TOTAL_BYTES = 64 * 1024 * 1024
-
 """Fixture packages are kilobytes; anything near this is a zip bomb or the wrong file."""
 MAX_ZIP_BYTES = MAX_TOTAL_BYTES
-
 """The zip file itself: checked before it is read, and never read past."""
 READ_CHUNK = 64 * 1024
-
 """A member is inflated this much at a time, never all at once (zipfile's ``read`` inflates a whole member)."""
 MAX_LISTED = 20
-
 """At most this many problems are listed one by one in an error about a zip's members."""
 
 

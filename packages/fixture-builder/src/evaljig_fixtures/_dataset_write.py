@@ -37,6 +37,7 @@ from evaljig_fixtures._dataset_load import (
 )
 from evaljig_fixtures._errors import BuildError
 
+# --- ``DatasetSource``: the rows a package is generated from and what its manifest says, checked row by row.
 _TASK_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _DATASET_NAME = re.compile(r"^[a-z][a-z0-9-]*$")
 DEFAULT_ACCURACY = 0.7
@@ -65,10 +66,6 @@ class DatasetSource:
     features: tuple[str, ...] = ()
 
     @property
-    def subjects(self) -> tuple[str, ...]:
-        return tuple(sorted({row["subject"] for row in self.checked_rows()}))
-
-    @property
     def task_name(self) -> str:
         return self.task if self.task is not None else self.name.replace("-", "_")
 
@@ -76,19 +73,11 @@ class DatasetSource:
         """The rows in the package's field order, read and checked; ``BuildError`` lists every problem."""
         where = str(self.rows) if isinstance(self.rows, Path) else f"dataset {self.name}"
         raw = read_rows_jsonl(self.rows) if isinstance(self.rows, Path) else list(self.rows)
-        accuracy = self.accuracy
-        data: dict[str, Any] = {
-            "name": self.name,
-            "version": self.version,
-            "task": self.task_name,
-            "description": self.description,
-            "accuracy": float(accuracy) if isinstance(accuracy, int) and not isinstance(accuracy, bool) else accuracy,
-            "rows": normalize_rows(self.name, raw),
-        }
-        problems = source_problems(data)
+        rows = normalize_rows(self.name, raw)
+        problems = _source_problems(self, rows)
         if problems:
             raise BuildError("\n".join(f"{where}: {p}" for p in problems))
-        return tuple(data["rows"])
+        return tuple(rows)
 
 
 def read_rows_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -139,24 +128,28 @@ def normalize_rows(name: str, rows: Iterable[Mapping[str, Any]]) -> list[dict[st
     return out
 
 
-def source_problems(data: Any) -> list[str]:
-    """Every problem of a parsed source (name, task, version, description, accuracy, rows), each naming the field."""
-    if not isinstance(data, dict):
-        return ["must be a JSON object"]
+def _source_problems(source: DatasetSource, rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Every problem of a source (name, task, version, description, accuracy, rows), each naming the field."""
     problems = []
-    if not isinstance(data.get("name"), str) or not _DATASET_NAME.match(data["name"]):
+    # typed as object: a caller's values reach here unchecked (a dataclass does not enforce its annotations)
+    name: object = source.name
+    task: object = source.task_name
+    version: object = source.version
+    description: object = source.description
+    accuracy: object = source.accuracy
+    if not isinstance(name, str) or not _DATASET_NAME.match(name):
         problems.append("field 'name': must be a lowercase name such as mini-mmlu")
-    if not isinstance(data.get("task"), str) or not _TASK_NAME.match(data["task"]):
+    if not isinstance(task, str) or not _TASK_NAME.match(task):
         problems.append("field 'task': must be a Python identifier such as mini_mmlu")
-    if isinstance(data.get("version"), bool) or not isinstance(data.get("version"), int):
+    if isinstance(version, bool) or not isinstance(version, int):
         problems.append("field 'version': must be an integer")
-    if not isinstance(data.get("description"), str):
+    if not isinstance(description, str):
         problems.append("field 'description': must be a string")
-    accuracy = data.get("accuracy")
+    if isinstance(accuracy, int) and not isinstance(accuracy, bool):
+        accuracy = float(accuracy)
     if not isinstance(accuracy, float) or not 0 < accuracy < 1:
         problems.append("field 'accuracy': must be a number strictly between 0 and 1")
-    rows = data.get("rows")
-    if not isinstance(rows, list) or not rows:
+    if not rows:
         return [*problems, "field 'rows': must be a non-empty list"]
     seen_ids: set[str] = set()
     seen_questions: set[str] = set()

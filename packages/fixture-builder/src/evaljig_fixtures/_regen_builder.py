@@ -79,7 +79,6 @@ def _lighteval(ctx: BuildContext) -> str | None:
 
 
 REQUIREMENTS: Mapping[str, Callable[[BuildContext], str | None]] = MappingProxyType({"lighteval": _lighteval})
-
 """Requirement name -> why it is unmet in a context (``None`` when met). Add an entry for a new kind."""
 
 
