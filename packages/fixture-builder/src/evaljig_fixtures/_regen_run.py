@@ -27,7 +27,14 @@ from evaljig_common import exchange_paths as _exchange
 from evaljig_common import write_bytes_atomic
 from evaljig_fixtures._dataset_load import write_below
 from evaljig_fixtures._errors import BuildError
-from evaljig_fixtures._regen_builder import BuildContext, Builder, Finding, Upstream, unmet_requirements
+from evaljig_fixtures._regen_builder import (
+    BuildContext,
+    Builder,
+    Finding,
+    Upstream,
+    fixture_path,
+    unmet_requirements,
+)
 from evaljig_fixtures._regen_process import DEFAULT_TIMEOUT_S, BuilderProcess
 
 # --- Byte-for-byte comparison of a rebuilt fixtures folder with the committed one, and its listing.
@@ -558,7 +565,7 @@ def _apply(results: Sequence[BuildResult], stray: Sequence[Drift], options: Rege
 
     def change(new: Path) -> None:
         for drift in drifts:
-            target = new.joinpath(*PurePosixPath(drift.path).parts)
+            target = fixture_path(new, drift.path)
             if drift.rebuilt is not None:  # no symlink below new/ is followed, should one appear after the check
                 write_below(new, PurePosixPath(drift.path).parts, drift.rebuilt)
             else:
