@@ -325,7 +325,7 @@ def regen_main(
     """A team's build script in one call: ``raise SystemExit(regen_main(BUILDERS, fixtures=FOLDER))``.
 
     Takes regen's own options (``--check``, ``--only``, ``--list``, ``--no-lighteval``, ``--out``,
-    ``--upstream``/``--api-key-env``, ``--match-ignore``),
+    ``--upstream``/``--api-key-env``, ``--match-ignore``, ``--timeout``),
     and ``fixtures`` is ``--out``'s default. ``command`` is how a re-record hint names this script
     (default: ``python <this script, relative to the working folder>``). Returns the exit code: 0 clean
     or written, 1 drift (a stale recording too) or a failed builder, 2 bad usage.
