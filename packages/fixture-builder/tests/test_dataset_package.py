@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evaljig_fixtures import DatasetPackageError, EvaljigFixturesError, load_dataset_package
-from evaljig_fixtures._datasets.build import deterministic_zip, package_members
+from evaljig_fixtures._dataset_write import deterministic_zip, package_members
 from testkit.own_fixtures import dataset_source
 
 

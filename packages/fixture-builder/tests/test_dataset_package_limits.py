@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from evaljig_fixtures import DatasetPackageError, load_dataset_package
-from evaljig_fixtures._datasets import package as package_module
-from evaljig_fixtures._datasets.build import deterministic_zip, package_members
+from evaljig_fixtures import DatasetPackageError, _dataset_load, load_dataset_package
+from evaljig_fixtures._dataset_write import deterministic_zip, package_members
 from testkit.own_fixtures import dataset_source
 
 MIB = 1024 * 1024
@@ -95,10 +94,10 @@ def test_a_member_that_inflates_past_its_declared_size_is_read_in_bounded_chunks
 def test_a_zip_file_over_the_cap_is_refused_before_reading(tmp_path: Path) -> None:
     path = tmp_path / "huge.eval752.zip"
     with path.open("wb") as handle:  # sparse: no disk used
-        handle.truncate(package_module.MAX_ZIP_BYTES + 1)
+        handle.truncate(_dataset_load.MAX_ZIP_BYTES + 1)
     peak, caught = peak_bytes(path)
     assert isinstance(caught, DatasetPackageError)
-    assert f"huge.eval752.zip: {package_module.MAX_ZIP_BYTES + 1} bytes, more than the" in str(caught)
+    assert f"huge.eval752.zip: {_dataset_load.MAX_ZIP_BYTES + 1} bytes, more than the" in str(caught)
     assert peak < 4 * MIB
 
 

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from evaljig_fixtures import load_dataset_package
-from evaljig_fixtures._datasets.build import FIXED_DATE_TIME, package_bytes, package_members
-from evaljig_fixtures._regen import BuildContext
+from evaljig_fixtures._dataset_write import FIXED_DATE_TIME, dataset_package_bytes, package_members
+from evaljig_fixtures._regen_builder import BuildContext
 from testkit.own_fixtures import build_script, dataset_source
 
 SOURCES = {"mini-mmlu": "mini-mmlu", "polyglot": "polyglot"}
@@ -38,7 +38,7 @@ def test_two_builds_give_identical_bytes(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("source", SOURCES.values())
 def test_zip_entries_are_sorted_dated_1980_and_0644(source: str) -> None:
-    data = package_bytes(dataset_source(source))
+    data = dataset_package_bytes(dataset_source(source))
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         infos = archive.infolist()
         assert archive.comment == b""
@@ -128,7 +128,7 @@ def test_task_module_prompts_and_the_gateway_answer_key_agree(source: str, tmp_p
     from evaljig_gateway import AnswerKey
 
     zip_path = tmp_path / "package.zip"
-    zip_path.write_bytes(package_bytes(dataset_source(source)))
+    zip_path.write_bytes(dataset_package_bytes(dataset_source(source)))
     package = load_dataset_package(zip_path)
     module_path = package.extract_to(tmp_path / "data")
     namespace: dict[str, Any] = {"__file__": str(module_path), "__name__": "task_module"}
@@ -162,7 +162,7 @@ REQUIRED_SCRIPTS = {
 @pytest.fixture(scope="module")
 def polyglot_package(tmp_path_factory: pytest.TempPathFactory) -> Any:
     path = tmp_path_factory.mktemp("polyglot") / "polyglot.eval752.zip"
-    path.write_bytes(package_bytes(dataset_source("polyglot")))
+    path.write_bytes(dataset_package_bytes(dataset_source("polyglot")))
     return load_dataset_package(path)
 
 

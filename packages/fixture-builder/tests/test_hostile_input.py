@@ -16,8 +16,8 @@ import pytest
 
 from evaljig_corpus.strict_json import MAX_DEPTH
 from evaljig_fixtures import DatasetPackageError, load_dataset_package
-from evaljig_fixtures._datasets.build import deterministic_zip, package_members
-from evaljig_fixtures._datasets.package import MANIFEST, canonical_json, member_entry
+from evaljig_fixtures._dataset_load import MANIFEST, canonical_json, member_entry
+from evaljig_fixtures._dataset_write import deterministic_zip, package_members
 from testkit.counting import counting_str
 from testkit.own_fixtures import dataset_source
 

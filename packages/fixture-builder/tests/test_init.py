@@ -21,7 +21,7 @@ import pytest
 from evaljig_config import load_provider_spec
 from evaljig_fixtures import init_main, load_dataset_package
 from evaljig_fixtures._cli import main
-from evaljig_fixtures._init import Options, planned_files
+from evaljig_fixtures._init_command import Options, planned_files
 
 LEV = Path("backend/tests/lighteval")
 ROWS = [

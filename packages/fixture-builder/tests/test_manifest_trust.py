@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from evaljig_fixtures import DatasetPackageError, load_dataset_package
-from evaljig_fixtures._datasets.build import deterministic_zip, package_members
-from evaljig_fixtures._datasets.package import MANIFEST, canonical_json, member_entry
+from evaljig_fixtures._dataset_load import MANIFEST, canonical_json, member_entry
+from evaljig_fixtures._dataset_write import deterministic_zip, package_members
 from testkit.own_fixtures import dataset_source
 
 Members = dict[str, bytes]

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from evaljig_fixtures import DatasetSource, cassette_builder, dataset_package_builder, provider_builder, regen_main
-from evaljig_fixtures._recorded_for import recorded_for, sidecar_path, stale_fields
+from evaljig_fixtures._cassettes import recorded_for, sidecar_path, stale_fields
 
 SPEC: dict[str, Any] = {
     "name": "acme", "base_url": "http://127.0.0.1:8000/v1", "model": "openai/acme-small", "api_key_env": "ACME_TOKEN",
@@ -98,7 +98,7 @@ def test_stale_fields_by_path() -> None:
 def test_the_re_record_command_is_the_build_script_run_from_here(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from evaljig_fixtures._regen.command import script_command
+    from evaljig_fixtures._regen_command import script_command
 
     (tmp_path / "backend").mkdir()
     monkeypatch.chdir(tmp_path / "backend")

@@ -15,8 +15,8 @@ import pytest
 
 from evaljig_common import OFFLINE_ENV
 from evaljig_fixtures import regen_main
-from evaljig_fixtures._regen import BuildContext, Builder, RegenOptions, registry_problems, run_regen, write_output
-from evaljig_fixtures._regen.run import list_files
+from evaljig_fixtures._regen_builder import BuildContext, Builder, registry_problems, write_output
+from evaljig_fixtures._regen_run import RegenOptions, list_files, run_regen
 from testkit.own_fixtures import FIXTURES as COMMITTED
 from testkit.own_fixtures import build_script
 

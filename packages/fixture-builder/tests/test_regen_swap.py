@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from evaljig_fixtures._regen import BuildContext, Builder, RegenOptions, run_regen, write_output
-from evaljig_fixtures._regen import swap as swap_module
-from evaljig_fixtures._regen.run import list_files
-from evaljig_fixtures._regen.swap import STEPS, work_dir
+from evaljig_fixtures import _regen_run
+from evaljig_fixtures._regen_builder import BuildContext, Builder, write_output
+from evaljig_fixtures._regen_run import STEPS, RegenOptions, list_files, run_regen, work_dir
 
 OLD = {"a.txt": b"old a\n", "b/c.txt": b"old c\n", "b/gone.txt": b"no builder makes me any more\n", "notes.txt": b"x\n"}
 NEW = {"a.txt": b"new a\n", "b/c.txt": b"new c\n", "notes.txt": b"x\n"}  # notes.txt: unowned, left in place
@@ -52,11 +51,11 @@ def fixtures(tmp_path: Path) -> Path:
     return root
 
 
-def regen(out_dir: Path, lines: list[str], *, check: bool = False, on_step: swap_module.OnStep | None = None) -> int:
+def regen(out_dir: Path, lines: list[str], *, check: bool = False, on_step: _regen_run.OnStep | None = None) -> int:
     return run_regen(BUILDERS, BUILDERS, RegenOptions(out_dir=out_dir, check=check, on_step=on_step), lines.append)
 
 
-def interrupt_at(step: str, reached: list[str]) -> swap_module.OnStep:
+def interrupt_at(step: str, reached: list[str]) -> _regen_run.OnStep:
     def on_step(name: str) -> None:
         reached.append(name)
         if name == step:
@@ -69,7 +68,7 @@ def interrupt_at(step: str, reached: list[str]) -> swap_module.OnStep:
 def exchange(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Linux swaps in one ``renameat2(RENAME_EXCHANGE)``; other systems (simulated) use two renames."""
     if request.param == "two-renames":
-        monkeypatch.setattr(swap_module, "_exchange", lambda first, second: False)
+        monkeypatch.setattr(_regen_run, "_exchange", lambda first, second: False)
     return str(request.param)
 
 
@@ -145,7 +144,7 @@ from pathlib import Path
 
 sys.path.insert(0, {tests!r})
 import test_regen_swap as t
-from evaljig_fixtures._regen import RegenOptions, run_regen
+from evaljig_fixtures._regen_run import RegenOptions, run_regen
 
 def park(name):
     if name == {step!r}:
@@ -161,7 +160,7 @@ def test_a_killed_regen_is_repaired_by_the_next_run(fixtures: Path, step: str) -
     """SIGKILL runs no handler and no ``finally``: only the on-disk protocol can save the folder."""
     script = textwrap.dedent(CHILD).format(tests=str(Path(__file__).parent), step=step, out=str(fixtures))
     if step == "move-new-in":  # only reached without the one-step exchange
-        script = script.replace("run_regen(", "t.swap_module._exchange = lambda a, b: False\nrun_regen(", 1)
+        script = script.replace("run_regen(", "t._regen_run._exchange = lambda a, b: False\nrun_regen(", 1)
     with subprocess.Popen(
         [sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     ) as child:

@@ -99,14 +99,15 @@ def _record(repo: GitRepo, layout: Layout) -> None:
     """What recording the scaffold's cassette leaves: the cassette and what it was recorded for."""
     from evaljig_config import load_provider_spec
     from evaljig_fixtures import load_dataset_package
-    from evaljig_fixtures._recorded_for import dump, recorded_for
+    from evaljig_fixtures._cassettes import dump_recorded_for, recorded_for
 
     fixtures = repo.root / layout.fixtures
     spec = load_provider_spec(fixtures / "providers" / "fake-openai.json")
     package = load_dataset_package(fixtures / "datasets" / "mini-mmlu.zip")
     repo.write(f"{layout.fixtures}/cassettes/mini-mmlu.yaml", CASSETTE)
     repo.write(
-        f"{layout.fixtures}/cassettes/mini-mmlu.recorded-for.json", dump(recorded_for(spec, package, requests=1))
+        f"{layout.fixtures}/cassettes/mini-mmlu.recorded-for.json",
+        dump_recorded_for(recorded_for(spec, package, requests=1)),
     )
 
 

@@ -17,28 +17,26 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # for type checkers; at run time __getattr__ imports each name from the module named here
     from evaljig_common import CANONICAL_BASE_URL
-    from evaljig_fixtures._cassettes import replaying
-    from evaljig_fixtures._datasets import (
-        DatasetPackage,
-        DatasetSource,
-        dataset_manifest_schema,
-        dataset_package_bytes,
-        load_dataset_package,
-        read_rows_jsonl,
-        write_dataset_package,
-    )
-    from evaljig_fixtures._errors import BuildError, DatasetPackageError, EvaljigFixturesError
-    from evaljig_fixtures._factories import (
+    from evaljig_fixtures._builder_factories import (
         cassette_builder,
         cli_stdout_golden_builder,
         config_golden_builder,
         dataset_package_builder,
         provider_builder,
     )
-    from evaljig_fixtures._init import init_main
+    from evaljig_fixtures._cassettes import replaying
+    from evaljig_fixtures._dataset_load import DatasetPackage, dataset_manifest_schema, load_dataset_package
+    from evaljig_fixtures._dataset_write import (
+        DatasetSource,
+        dataset_package_bytes,
+        read_rows_jsonl,
+        write_dataset_package,
+    )
+    from evaljig_fixtures._errors import BuildError, DatasetPackageError, EvaljigFixturesError
+    from evaljig_fixtures._init_command import init_main
     from evaljig_fixtures._lev_harness import LEV_FAKE_KEY, LevDataset, LevInvocation, LevTrace, leaked_files
-    from evaljig_fixtures._regen import BuildContext, Builder, Upstream, write_output
-    from evaljig_fixtures._regen.command import regen_main
+    from evaljig_fixtures._regen_builder import BuildContext, Builder, Upstream, write_output
+    from evaljig_fixtures._regen_command import regen_main
 
 __all__ = [
     "CANONICAL_BASE_URL",

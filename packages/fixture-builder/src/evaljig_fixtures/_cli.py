@@ -10,8 +10,8 @@ import sys
 from collections.abc import Sequence
 
 from evaljig_common import one_line_errors
-from evaljig_fixtures._init import init_main
-from evaljig_fixtures._regen.command import configure_regen, run_regen_command
+from evaljig_fixtures._init_command import init_main
+from evaljig_fixtures._regen_command import configure_regen, run_regen_command
 
 PROG = "evaljig-fixtures"
 

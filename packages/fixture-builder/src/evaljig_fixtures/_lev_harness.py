@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from evaljig_config import LightEvalConfigRenderer, LightEvalRun, ProviderSpec, run_cli, run_python, scrub_text
-from evaljig_fixtures._datasets import DatasetPackage, load_dataset_package
+from evaljig_fixtures._dataset_load import DatasetPackage, load_dataset_package
 from evaljig_gateway import Call, CassetteMiss, Gateway, first_miss
 
 LEV_FAKE_KEY = "sk-evaljig-fake-0000"

@@ -109,27 +109,27 @@ def lev_provider(
 
 def _fail_on_a_stale_recording(request: pytest.FixtureRequest, spec: ProviderSpec) -> None:
     """``pytest.fail`` with the stale-recording line when the marked cassette was recorded for other inputs."""
-    from evaljig_fixtures import _recorded_for
+    from evaljig_fixtures import _cassettes
     from evaljig_gateway import DEFAULT_IGNORED_FIELDS
 
     marker = request.node.get_closest_marker("evaljig_cassette")
     if marker is None or not marker.args:
         return
     cassette = Path(request.node.path).parent / Path(marker.args[0])
-    recorded = _recorded_for.load(_recorded_for.sidecar_path(cassette))
+    recorded = _cassettes.load_recorded_for(_cassettes.sidecar_path(cassette))
     if recorded is None:  # an older recording: replay, and a miss explains itself
         return
     dataset: LevDataset = request.getfixturevalue("lev_dataset")
     ignore = marker.kwargs.get("ignore")
-    fields = _recorded_for.stale_fields(
+    fields = _cassettes.stale_fields(
         recorded,
-        _recorded_for.recorded_for(spec, dataset.package),
+        _cassettes.recorded_for(spec, dataset.package),
         frozenset(ignore) if ignore is not None else DEFAULT_IGNORED_FIELDS,
     )
     if fields:
         builder = recorded.get("builder") or "cassette"
         rerecord = f"your fixture build script with --only {builder} --upstream URL --api-key-env {spec.api_key_env}"
-        pytest.fail(f"stale recording {cassette.name}: " + _recorded_for.stale_message(recorded, fields, rerecord),
+        pytest.fail(f"stale recording {cassette.name}: " + _cassettes.stale_message(recorded, fields, rerecord),
                     pytrace=False)  # fmt: skip
 
 

@@ -1,4 +1,5 @@
-"""Writing a dataset package from a ``DatasetSource``: its task module, answer key, manifest and deterministic zip.
+"""Writing a dataset package: a ``DatasetSource`` (rows and what the manifest says, checked row by row) and the
+task module, answer key, manifest and deterministic zip made from it.
 
 The zip (``evaljig-dataset-package/1``, its manifest described by ``dataset_manifest_schema()``)
 depends only on the source, so a rebuild is byte-for-byte identical and ``load_dataset_package`` reads it.
@@ -9,35 +10,169 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import stat
 import unicodedata
 import zipfile
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import KW_ONLY, dataclass
 from importlib.resources import files
 from pathlib import Path
 from string import Template
 from typing import Any
 
 from evaljig_common import write_bytes_atomic
-from evaljig_fixtures._datasets.package import (
+from evaljig_corpus.strict_json import loads
+from evaljig_fixtures._dataset_load import (
     ANSWER_KEY_MEMBER,
     FORMAT,
+    LETTERS,
     MANIFEST,
+    ROW_FIELDS,
     ROWS_MEMBER,
+    UNIX_SYSTEM,
     canonical_json,
     member_entry,
+    row_problems,
 )
-from evaljig_fixtures._datasets.source import LETTERS, DatasetSource
 from evaljig_fixtures._errors import BuildError
+
+# --- ``DatasetSource``: the rows a package is generated from and what its manifest says, checked row by row.
+_TASK_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+_DATASET_NAME = re.compile(r"^[a-z][a-z0-9-]*$")
+DEFAULT_ACCURACY = 0.7
+
+
+@dataclass(frozen=True, slots=True)
+class DatasetSource:
+    """Everything a dataset package is made of: its rows and what the manifest says about them.
+
+    ``rows`` are objects ``{"question", "choices", "answer"}`` (``id`` and ``subject`` are filled
+    in as ``<name>-0001`` and ``default`` when absent; ``answer`` may be a 0-based index), in code
+    or as a JSONL file read when the package is built. ``task`` (the lighteval task and module
+    name) defaults to ``name`` with ``-`` as ``_``; ``accuracy`` is the share of questions the
+    gateway's answer key gets right (strictly between 0 and 1, so scores are neither 0 nor 1);
+    ``scripts``/``features`` are claims the rows must bear out (``polyglot``'s writing systems).
+    """
+
+    rows: Sequence[Mapping[str, Any]] | Path
+    _: KW_ONLY
+    name: str
+    task: str | None = None
+    description: str = ""
+    version: int = 1
+    accuracy: float = DEFAULT_ACCURACY
+    scripts: tuple[str, ...] = ()
+    features: tuple[str, ...] = ()
+
+    @property
+    def task_name(self) -> str:
+        return self.task if self.task is not None else self.name.replace("-", "_")
+
+    def checked_rows(self) -> tuple[dict[str, Any], ...]:
+        """The rows in the package's field order, read and checked; ``BuildError`` lists every problem."""
+        where = str(self.rows) if isinstance(self.rows, Path) else f"dataset {self.name}"
+        raw = read_rows_jsonl(self.rows) if isinstance(self.rows, Path) else list(self.rows)
+        rows = normalize_rows(self.name, raw)
+        problems = _source_problems(self, rows)
+        if problems:
+            raise BuildError("\n".join(f"{where}: {p}" for p in problems))
+        return tuple(rows)
+
+
+def read_rows_jsonl(path: Path) -> list[dict[str, Any]]:
+    """One JSON object per non-blank line; a problem raises ``BuildError`` naming the file and line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BuildError(f"{path}: cannot read rows: {exc}") from exc
+    rows = []
+    # split on "\n" only: str.splitlines() would also cut at U+2028 or U+0085 inside a question
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = loads(line)
+        except ValueError as exc:
+            raise BuildError(f"{path}:{number}: not a JSON object: {exc}") from exc
+        if not isinstance(row, dict):
+            raise BuildError(f"{path}:{number}: must be a JSON object with question, choices and answer")
+        rows.append(row)
+    if not rows:
+        raise BuildError(f"{path}: no rows (one JSON object per line: question, choices, answer)")
+    return rows
+
+
+def _answer_letter(answer: Any, choices: Any) -> Any:
+    """``"B"`` stays; a 0-based index becomes its letter; anything else is left for the checks to name."""
+    if isinstance(answer, int) and not isinstance(answer, bool) and isinstance(choices, list):
+        return LETTERS[answer] if 0 <= answer < min(len(choices), len(LETTERS)) else answer
+    return answer
+
+
+def normalize_rows(name: str, rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Rows in the package's field order, ``id`` and ``subject`` filled in, ``answer`` as a letter."""
+    out = []
+    for number, row in enumerate(rows, start=1):
+        if not isinstance(row, Mapping):
+            raise BuildError(f"dataset {name}: row #{number}: must be an object with question, choices and answer")
+        full = {
+            "id": row.get("id", f"{name}-{number:04d}"),
+            "subject": row.get("subject", "default"),
+            "question": row.get("question"),
+            "choices": row.get("choices"),
+            "answer": _answer_letter(row.get("answer"), row.get("choices")),
+        }
+        full.update({k: v for k, v in row.items() if k not in ROW_FIELDS})  # unknown fields: named by the checks
+        out.append(full)
+    return out
+
+
+def _source_problems(source: DatasetSource, rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Every problem of a source (name, task, version, description, accuracy, rows), each naming the field."""
+    problems = []
+    # typed as object: a caller's values reach here unchecked (a dataclass does not enforce its annotations)
+    name: object = source.name
+    task: object = source.task_name
+    version: object = source.version
+    description: object = source.description
+    accuracy: object = source.accuracy
+    if not isinstance(name, str) or not _DATASET_NAME.match(name):
+        problems.append("field 'name': must be a lowercase name such as mini-mmlu")
+    if not isinstance(task, str) or not _TASK_NAME.match(task):
+        problems.append("field 'task': must be a Python identifier such as mini_mmlu")
+    if isinstance(version, bool) or not isinstance(version, int):
+        problems.append("field 'version': must be an integer")
+    if not isinstance(description, str):
+        problems.append("field 'description': must be a string")
+    if isinstance(accuracy, int) and not isinstance(accuracy, bool):
+        accuracy = float(accuracy)
+    if not isinstance(accuracy, float) or not 0 < accuracy < 1:
+        problems.append("field 'accuracy': must be a number strictly between 0 and 1")
+    if not rows:
+        return [*problems, "field 'rows': must be a non-empty list"]
+    seen_ids: set[str] = set()
+    seen_questions: set[str] = set()
+    for index, row in enumerate(rows):
+        for problem in row_problems(row):
+            label = row.get("id") if isinstance(row, dict) and isinstance(row.get("id"), str) else f"#{index}"
+            problems.append(f"row {label}: {problem}")
+        if isinstance(row, dict):
+            if row.get("id") in seen_ids:
+                problems.append(f"row {row['id']}: field 'id': duplicate")
+            if row.get("question") in seen_questions:
+                problems.append(f"row {row.get('id')}: field 'question': duplicate question text")
+            seen_ids.add(str(row.get("id")))
+            seen_questions.add(str(row.get("question")))
+    return problems
+
 
 # --- Zip bytes that depend only on the members' names and bytes, so a rebuild is byte-for-byte identical.
 FIXED_DATE_TIME = (1980, 1, 1, 0, 0, 0)
-
 """The earliest time a zip can store; no clock or file mtime leaks in."""
 FILE_MODE = 0o644
 COMPRESS_TYPE = zipfile.ZIP_DEFLATED
 COMPRESS_LEVEL = 9
-_UNIX = 3
 
 
 def deterministic_zip(members: Mapping[str, bytes]) -> bytes:
@@ -46,7 +181,7 @@ def deterministic_zip(members: Mapping[str, bytes]) -> bytes:
     with zipfile.ZipFile(buffer, "w") as archive:
         for name in sorted(members):
             info = zipfile.ZipInfo(name, date_time=FIXED_DATE_TIME)
-            info.create_system = _UNIX
+            info.create_system = UNIX_SYSTEM
             info.external_attr = (stat.S_IFREG | FILE_MODE) << 16
             info.compress_type = COMPRESS_TYPE
             archive.writestr(info, members[name], compress_type=COMPRESS_TYPE, compresslevel=COMPRESS_LEVEL)
@@ -175,11 +310,6 @@ def package_members(source: DatasetSource) -> dict[str, bytes]:
     return members
 
 
-def package_bytes(source: DatasetSource) -> bytes:
-    """The zip's bytes: the same source gives the same bytes, on any machine."""
-    return deterministic_zip(package_members(source))
-
-
 def _check_claims(source: DatasetSource, rows: Sequence[dict[str, Any]]) -> None:
     """The manifest may only claim scripts and features the rows really contain."""
     texts = [text for row in rows for text in (row["question"], *row["choices"])]
@@ -188,22 +318,12 @@ def _check_claims(source: DatasetSource, rows: Sequence[dict[str, Any]]) -> None
         raise BuildError(f"dataset {source.name}: declared but absent from the rows: {', '.join(missing)}")
 
 
-# --- The public entry points: the manifest's schema, the zip of a ``DatasetSource``, written atomically.
-MANIFEST_SCHEMA = "dataset-manifest.schema.json"
-
-
-def dataset_manifest_schema() -> dict[str, Any]:
-    """The JSON Schema of a dataset package's ``manifest.json`` (shipped as package data)."""
-    text = files("evaljig_fixtures").joinpath("data", MANIFEST_SCHEMA).read_text(encoding="utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
-
-
+# --- The public entry points: the zip of a ``DatasetSource``, its bytes or written atomically.
 def dataset_package_bytes(source: DatasetSource) -> bytes:
     """The zip's bytes: the same source gives the same bytes, on any machine."""
-    return package_bytes(source)
+    return deterministic_zip(package_members(source))
 
 
 def write_dataset_package(path: Path, source: DatasetSource) -> Path:
     """Write the package of ``source`` to ``path`` atomically; returns ``path``."""
-    return write_bytes_atomic(path, package_bytes(source))
+    return write_bytes_atomic(path, dataset_package_bytes(source))

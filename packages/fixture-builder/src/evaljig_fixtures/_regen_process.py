@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from evaljig_fixtures._errors import BuildError
-from evaljig_fixtures._regen.builder import BuildContext, Builder
+from evaljig_fixtures._regen_builder import BuildContext, Builder
 
 DEFAULT_TIMEOUT_S = 1800.0
 """One builder's deadline: a real lighteval run is ~15 s, recording a large dataset from a remote model minutes."""
@@ -46,7 +46,7 @@ class BuilderFailedError(BuildError):
     """The builder raised; the message is what regen prints for it (``BuildError`` text, or ``Type: text``)."""
 
 
-class Builders:
+class BuilderProcess:
     """``run(index, timeout_s)`` builds ``builders[index]`` in the child (started on first use); ``close()`` ends it."""
 
     def __init__(self, builders: Sequence[Builder], ctx: BuildContext) -> None:
@@ -54,7 +54,7 @@ class Builders:
         self.ctx = ctx
         self._child: tuple[int, int, int] | None = None  # pid, command pipe (write end), result pipe (read end)
 
-    def __enter__(self) -> Builders:
+    def __enter__(self) -> BuilderProcess:
         return self
 
     def __exit__(self, *exc: object) -> None:

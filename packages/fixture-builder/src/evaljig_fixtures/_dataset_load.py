@@ -1,4 +1,5 @@
-"""Reading a dataset package: ``manifest.json``'s format and checks, the members' hashes and claims, safe extraction.
+"""Reading a dataset package (``load_dataset_package``): the format, its manifest's schema, the members' hashes and
+claims, safe extraction.
 
 A package is untrusted input: every member is size-capped, hashed against the manifest, and its
 claims (rows, subjects, answer key, task module) checked against what it really holds; extraction
@@ -29,15 +30,49 @@ from typing import Any
 
 from evaljig_common import TMP_SUFFIX
 from evaljig_corpus.strict_json import JsonInputError, duplicates, loads, loads_bytes
-from evaljig_fixtures._datasets.source import LETTERS, row_problems
 from evaljig_fixtures._errors import DatasetPackageError
+
+# --- The rows of ``test.jsonl``: every package holds them in this field order, checked on write and on read.
+LETTERS = ("A", "B", "C", "D")
+MIN_CHOICES = 2
+ROW_FIELDS = ("id", "subject", "question", "choices", "answer")
+
+
+def row_problems(row: Any) -> list[str]:
+    """What is wrong with one row, each naming the field; empty when the row is usable."""
+    if not isinstance(row, dict):
+        return ["must be an object"]
+    problems = [f"unknown field '{k}'" for k in row if k not in ROW_FIELDS]
+    problems += [f"field '{k}': must be a non-empty string" for k in ("id", "subject", "question") if not _text(row, k)]
+    choices = row.get("choices")
+    if (
+        not isinstance(choices, list)
+        or not MIN_CHOICES <= len(choices) <= len(LETTERS)
+        or not all(isinstance(c, str) and c for c in choices)
+    ):
+        problems.append(f"field 'choices': must be {MIN_CHOICES} to {len(LETTERS)} non-empty strings")
+        return problems
+    if len(set(choices)) != len(choices):
+        problems.append("field 'choices': must be distinct")
+    letters = LETTERS[: len(choices)]
+    if row.get("answer") not in letters:
+        problems.append(f"field 'answer': must be one of {', '.join(letters)} (or a 0-based index)")
+    return problems
+
+
+def _text(row: dict[str, Any], key: str) -> bool:
+    value = row.get(key)
+    return isinstance(value, str) and bool(value.strip())
+
 
 # --- ``manifest.json`` of a dataset package: what it is, and the sha256 and size of every other member.
 MANIFEST = "manifest.json"
 FORMAT = "evaljig-dataset-package/1"
 ROWS_MEMBER = "test.jsonl"
 ANSWER_KEY_MEMBER = "answer_key.json"
-SCHEMA = "dataset-manifest.schema.json"
+MANIFEST_SCHEMA = "dataset-manifest.schema.json"
+#: A member's ``create_system`` when it carries Unix permissions (APPNOTE 4.4.2).
+UNIX_SYSTEM = 3
 
 
 def canonical_json(data: Any) -> bytes:
@@ -66,7 +101,6 @@ def manifest_problems(manifest: Any) -> list[str]:
 
 
 MAX_REASON = 160
-
 """A schema message quotes the offending value: it is cut here, so a hostile value cannot flood the error."""
 
 
@@ -96,12 +130,19 @@ def _schema_problem(error: Any) -> str:
     return f"{MANIFEST}: field '{field or '(top level)'}': {reason}"
 
 
+def dataset_manifest_schema() -> dict[str, Any]:
+    """The JSON Schema of a dataset package's ``manifest.json`` (shipped as package data)."""
+    text = files("evaljig_fixtures").joinpath("data", MANIFEST_SCHEMA).read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
 @functools.cache
 def _validator() -> Any:
     """The schema's validator, built once (jsonschema is imported on first use: it costs ~100 ms)."""
     from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
 
-    schema = json.loads(files("evaljig_fixtures").joinpath("data", SCHEMA).read_text(encoding="utf-8"))
+    schema = dataset_manifest_schema()
     Draft202012Validator.check_schema(schema)
     return Draft202012Validator(schema)
 
@@ -113,7 +154,6 @@ def _validator() -> Any:
 # key for other questions, a task module that defines another task. Each problem names the
 # member or manifest field and the reason.
 MAX_NAMED = 3
-
 """At most this many questions are named in one problem; the rest are counted."""
 
 
@@ -266,16 +306,12 @@ def _write_atomic_at(dir_fd: int, name: str, data: bytes) -> None:
 
 # --- Load a dataset package zip and trust nothing in it until the manifest vouches for every byte.
 MAX_TOTAL_BYTES = 64 * 1024 * 1024
-
 """Fixture packages are kilobytes; anything near this is a zip bomb or the wrong file."""
 MAX_ZIP_BYTES = MAX_TOTAL_BYTES
-
 """The zip file itself: checked before it is read, and never read past."""
 READ_CHUNK = 64 * 1024
-
 """A member is inflated this much at a time, never all at once (zipfile's ``read`` inflates a whole member)."""
 MAX_LISTED = 20
-
 """At most this many problems are listed one by one in an error about a zip's members."""
 
 
@@ -420,7 +456,6 @@ def _capped(problems: list[str]) -> list[str]:
 
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
-_UNIX = 3
 _ENCRYPTED = 0x1  # general purpose flag bit 0 (APPNOTE 4.4.4)
 
 
@@ -432,7 +467,7 @@ def _member_problem(info: zipfile.ZipInfo) -> str | None:
         return f"member {name!r}: unsafe name (absolute, drive or backslash path)"
     if any(part in ("", ".", "..") for part in parts):
         return f"member {name!r}: unsafe name (empty, '.' or '..' path part)"
-    file_type = stat.S_IFMT(info.external_attr >> 16) if info.create_system == _UNIX else 0
+    file_type = stat.S_IFMT(info.external_attr >> 16) if info.create_system == UNIX_SYSTEM else 0
     if info.is_dir() or file_type not in (0, stat.S_IFREG):
         return f"member {name!r}: not a regular file"
     if info.flag_bits & _ENCRYPTED:

@@ -34,9 +34,9 @@ from typing import Any
 from evaljig_common import OFFLINE_ENV, one_line_errors
 from evaljig_config import lighteval_available
 from evaljig_fixtures._errors import BuildError
-from evaljig_fixtures._regen.builder import Builder, Upstream, registry_problems, select
-from evaljig_fixtures._regen.isolate import DEFAULT_TIMEOUT_S
-from evaljig_fixtures._regen.run import EXIT_FAILED, RegenOptions, run_regen
+from evaljig_fixtures._regen_builder import Builder, Upstream, registry_problems, select
+from evaljig_fixtures._regen_process import DEFAULT_TIMEOUT_S
+from evaljig_fixtures._regen_run import EXIT_FAILED, RegenOptions, run_regen
 
 # --- A project's own builders, named in its ``pyproject.toml`` or registered by entry point; else a
 # refusal naming its build script.
@@ -325,7 +325,7 @@ def regen_main(
     """A team's build script in one call: ``raise SystemExit(regen_main(BUILDERS, fixtures=FOLDER))``.
 
     Takes regen's own options (``--check``, ``--only``, ``--list``, ``--no-lighteval``, ``--out``,
-    ``--upstream``/``--api-key-env``, ``--match-ignore``),
+    ``--upstream``/``--api-key-env``, ``--match-ignore``, ``--timeout``),
     and ``fixtures`` is ``--out``'s default. ``command`` is how a re-record hint names this script
     (default: ``python <this script, relative to the working folder>``). Returns the exit code: 0 clean
     or written, 1 drift (a stale recording too) or a failed builder, 2 bad usage.

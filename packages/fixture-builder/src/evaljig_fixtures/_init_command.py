@@ -22,7 +22,6 @@ without ``--force``. Every option reaches generated code as a literal (``_scaffo
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -33,7 +32,7 @@ from typing import Any
 
 from evaljig_common import CANONICAL_BASE_URL
 from evaljig_config import ConfigError, lighteval_available, parse_provider_spec
-from evaljig_fixtures._datasets.source import DatasetSource, read_rows_jsonl
+from evaljig_fixtures._dataset_write import DatasetSource, read_rows_jsonl, rows_jsonl
 from evaljig_fixtures._errors import EvaljigFixturesError
 from evaljig_fixtures._scaffold import (
     DEFAULT_SCRIPTS_DIR,
@@ -137,10 +136,6 @@ def _spec(options: Options) -> dict[str, Any]:
     }
 
 
-def _jsonl(rows: Sequence[dict[str, Any]]) -> bytes:
-    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows).encode("utf-8")
-
-
 def _sample_rows(filename: str) -> bytes:
     """evaljig's own sample questions (``data/scaffold/*.jsonl``, the rows of its own fixtures' datasets)."""
     return files("evaljig_fixtures").joinpath("data", "scaffold", filename).read_bytes()
@@ -181,7 +176,7 @@ def planned_files(options: Options) -> dict[str, bytes]:
         for template, name in TEMPLATES.items()
     }
     planned[WORKFLOW] = render_workflow(layout, options.installer, options.wheels)
-    rows = _jsonl(read_rows_jsonl(options.dataset)) if options.dataset else _sample_rows("mini-mmlu.jsonl")
+    rows = rows_jsonl(read_rows_jsonl(options.dataset)) if options.dataset else _sample_rows("mini-mmlu.jsonl")
     planned[f"{layout.lev}/data/{options.dataset_name}.jsonl"] = rows
     planned[f"{layout.lev}/data/multilingual.jsonl"] = _sample_rows("polyglot.jsonl")
     return planned

@@ -60,9 +60,8 @@ class BuildContext:
 
     def input(self, relative: str) -> Path:
         """A fixture another builder produces: this run's rebuilt copy if there is one, else the committed one."""
-        parts = PurePosixPath(relative).parts
         for root in (self.staging, self.committed):
-            candidate = root.joinpath(*parts)
+            candidate = fixture_path(root, relative)
             if candidate.is_file():
                 return candidate
         raise BuildError(f"input fixture {relative} is neither rebuilt in this run nor committed in {self.committed}")
@@ -79,7 +78,6 @@ def _lighteval(ctx: BuildContext) -> str | None:
 
 
 REQUIREMENTS: Mapping[str, Callable[[BuildContext], str | None]] = MappingProxyType({"lighteval": _lighteval})
-
 """Requirement name -> why it is unmet in a context (``None`` when met). Add an entry for a new kind."""
 
 
@@ -131,9 +129,14 @@ class Builder:
         return any(relative == o or (o.endswith("/") and relative.startswith(o)) for o in self.outputs)
 
 
+def fixture_path(root: Path, relative: str) -> Path:
+    """``root/relative`` for a POSIX path relative to a fixtures folder (how builders name their outputs)."""
+    return root.joinpath(*PurePosixPath(relative).parts)
+
+
 def write_output(out_dir: Path, relative: str, data: bytes) -> Path:
     """Write one output file (atomically) at ``out_dir/relative``; builders return what this returns."""
-    return write_bytes_atomic(out_dir.joinpath(*PurePosixPath(relative).parts), data)
+    return write_bytes_atomic(fixture_path(out_dir, relative), data)
 
 
 # --- Registry rules (one name, one owner per output) and ``--only`` selection.

@@ -3,7 +3,8 @@
 Nothing in the committed folder changes unless every selected builder succeeded; skipped
 builders' files are neither rewritten, deleted nor compared. Drift is found file by file (bytes,
 type, mode; a zip's members by name) and shown as a bounded diff. The write-back is all or
-nothing (``swap``): an interrupted one is finished or rolled back by the next run.
+nothing (``stage`` then ``swap``, below): an interrupted one is finished or rolled back
+(``recover``) by the next run.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import functools
 import hashlib
 import io
 import os
+import shutil
 import stat
 import tempfile
 import zipfile
@@ -21,11 +23,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from evaljig_fixtures._datasets.package import write_below
+from evaljig_common import exchange_paths as _exchange
+from evaljig_common import write_bytes_atomic
+from evaljig_fixtures._dataset_load import write_below
 from evaljig_fixtures._errors import BuildError
-from evaljig_fixtures._regen.builder import BuildContext, Builder, Finding, Upstream, unmet_requirements
-from evaljig_fixtures._regen.isolate import DEFAULT_TIMEOUT_S, Builders
-from evaljig_fixtures._regen.swap import OnStep, pending, recover, stage, swap
+from evaljig_fixtures._regen_builder import (
+    BuildContext,
+    Builder,
+    Finding,
+    Upstream,
+    fixture_path,
+    unmet_requirements,
+)
+from evaljig_fixtures._regen_process import DEFAULT_TIMEOUT_S, BuilderProcess
 
 # --- Byte-for-byte comparison of a rebuilt fixtures folder with the committed one, and its listing.
 #
@@ -198,6 +208,131 @@ def render(drift: Drift) -> list[str]:
     return lines
 
 
+# --- The write-back, all or nothing: stage the folder's new content beside it, then swap the two.
+#
+# Everything lives in one work folder next to the target (same filesystem, so renames are atomic)::
+#
+#     .<name>.regen/new/    the complete new content, staged first
+#     .<name>.regen/READY   written once new/ is complete and on disk; holds new/'s inode number
+#     .<name>.regen/old/    the previous content (only where the swap needs two renames)
+#
+# On Linux the swap is one ``renameat2(RENAME_EXCHANGE)``: the target is fully old or fully new at
+# every instant. Elsewhere it is two renames, with the target missing in between. An interrupt
+# (SIGINT, SIGTERM, a crash, a full disk) at any step is repaired by ``recover``, which every rerun
+# calls first: without READY it discards the staging (rolls back); with READY it finishes the swap
+# (rolls forward), knowing from the inode whether the target already is the new content.
+READY = "READY"
+#: The steps of a swap, in order; ``on_step`` hears each name just before that step runs.
+STEPS = ("stage", "mark-ready", "exchange", "move-old-aside", "move-new-in", "unmark", "remove-old")
+
+OnStep = Callable[[str], None]
+
+
+def work_dir(target: Path) -> Path:
+    """The work folder beside ``target`` (hidden, and named after it so two targets never share one)."""
+    return target.parent / f".{target.name}.regen"
+
+
+def pending(target: Path) -> bool:
+    """Whether an interrupted swap of ``target`` waits for ``recover``."""
+    return work_dir(target).exists()
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make renames and new entries in ``folder`` durable (a crash must not undo a step already taken)."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_tree(root: Path) -> None:
+    for folder, _dirs, names in os.walk(root):
+        for name in names:
+            path = Path(folder, name)
+            if not path.is_symlink():
+                with path.open("rb") as handle:
+                    os.fsync(handle.fileno())
+        _fsync_dir(Path(folder))
+
+
+def stage(target: Path, apply: Callable[[Path], None], on_step: OnStep | None = None) -> None:
+    """Copy ``target`` to ``new/``, let ``apply`` change the copy, then mark it READY.
+
+    Until READY exists nothing of ``target`` has changed; an exception here removes the staging.
+    """
+    work = work_dir(target)
+    if work.exists():
+        raise BuildError(f"{work} exists: an interrupted regen must be recovered first")
+    new = work / "new"
+    try:
+        _step(on_step, "stage")
+        work.mkdir(parents=True)
+        if target.exists():
+            shutil.copytree(target, new, symlinks=True)
+        else:
+            new.mkdir()
+        apply(new)
+        _fsync_tree(new)
+        _step(on_step, "mark-ready")
+        write_bytes_atomic(work / READY, f"{new.stat().st_ino}\n".encode())
+        _fsync_dir(work)
+    except BaseException:
+        if not (work / READY).exists():
+            shutil.rmtree(work, ignore_errors=True)
+        raise
+
+
+def swap(target: Path, on_step: OnStep | None = None) -> None:
+    """Put ``new/`` in place of ``target`` (READY must exist), then remove the old content and the work folder."""
+    work = work_dir(target)
+    old, new = work / "old", work / "new"
+    staged = int((work / READY).read_text(encoding="ascii"))
+    if not (target.exists() and target.stat().st_ino == staged):
+        if not (new.exists() and new.stat().st_ino == staged):
+            raise BuildError(f"cannot finish the swap: {new} is not the staged content; inspect {work} by hand")
+        if target.exists():
+            _step(on_step, "exchange")
+            if _exchange(target, new):
+                new.rename(old)  # new/ now holds the old content: name it so
+            else:
+                _step(on_step, "move-old-aside")
+                target.rename(old)
+                _fsync_dir(work)
+                _step(on_step, "move-new-in")
+                new.rename(target)
+        else:
+            _step(on_step, "move-new-in")
+            new.rename(target)
+        _fsync_dir(target.parent)
+        _fsync_dir(work)
+    _step(on_step, "unmark")
+    (work / READY).unlink()
+    _step(on_step, "remove-old")
+    shutil.rmtree(work)
+
+
+def recover(target: Path) -> str | None:
+    """Finish or roll back an interrupted swap of ``target``; says which, or None when there was none."""
+    work = work_dir(target)
+    if not work.exists():
+        return None
+    if (work / READY).exists():
+        swap(target)
+        return f"finished an interrupted regen of {target} (its staged content was complete)"
+    finished = not (work / "new").exists()
+    shutil.rmtree(work)
+    if finished:
+        return f"removed what an interrupted regen of {target} left behind (its new content was in place)"
+    return f"rolled back an interrupted regen of {target} (its staging was incomplete)"
+
+
+def _step(on_step: OnStep | None, name: str) -> None:
+    if on_step is not None:
+        on_step(name)
+
+
 # --- Run builders into a temporary folder, then swap it into the committed folder or compare it (``--check``).
 #
 # Nothing in the committed folder changes unless every selected builder succeeded; skipped
@@ -235,7 +370,7 @@ class RegenOptions:
     timeout_s: float | None = DEFAULT_TIMEOUT_S
     """``--timeout``: one builder's deadline; its whole process group is stopped there (``None``: no deadline)."""
     on_step: OnStep | None = None
-    """Hears each ``swap.STEPS`` name before that step of the write-back (tests interrupt it there)."""
+    """Hears each ``STEPS`` name before that step of the write-back (tests interrupt it there)."""
 
 
 def run_regen(selected: Sequence[Builder], registry: Sequence[Builder], options: RegenOptions, echo: Echo) -> int:
@@ -266,7 +401,7 @@ def run_regen(selected: Sequence[Builder], registry: Sequence[Builder], options:
             command=options.command,
             match_ignore=options.match_ignore,
         )
-        with Builders(selected, ctx) as children:
+        with BuilderProcess(selected, ctx) as children:
             results = [
                 _run_one(i + 1, len(selected), b, ctx, echo, functools.partial(children.run, i, options.timeout_s))
                 for i, b in enumerate(selected)
@@ -368,8 +503,8 @@ def _finding_lines(results: Sequence[BuildResult]) -> list[str]:
 
 
 def _build(builder: Builder, ctx: BuildContext, build: Callable[[], list[Path]]) -> set[str]:
-    """Run one builder (``build``: in the builders' own process group, ``isolate``); what it wrote must equal what it
-    returned, and lie inside its outputs."""
+    """Run one builder (``build``: in the builders' own process group, ``BuilderProcess``); what it wrote must
+    equal what it returned, and lie inside its outputs."""
     before = list_files(ctx.staging)
     returned = set()
     for path in build():
@@ -430,7 +565,7 @@ def _apply(results: Sequence[BuildResult], stray: Sequence[Drift], options: Rege
 
     def change(new: Path) -> None:
         for drift in drifts:
-            target = new.joinpath(*PurePosixPath(drift.path).parts)
+            target = fixture_path(new, drift.path)
             if drift.rebuilt is not None:  # no symlink below new/ is followed, should one appear after the check
                 write_below(new, PurePosixPath(drift.path).parts, drift.rebuilt)
             else:

@@ -16,7 +16,6 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from evaljig_common import write_text_atomic
 from evaljig_config import (
     ConfigError,
     LightEvalConfigRenderer,
@@ -25,15 +24,19 @@ from evaljig_config import (
     parse_provider_spec,
     run_cli,
 )
-from evaljig_fixtures._datasets import load_dataset_package
-from evaljig_fixtures._datasets.build import package_bytes
-from evaljig_fixtures._datasets.package import canonical_json
-from evaljig_fixtures._datasets.source import DatasetSource
+from evaljig_fixtures._cassettes import (
+    UNKNOWN,
+    dump_recorded_for,
+    load_recorded_for,
+    recorded_for,
+    sidecar_relative,
+    stale_fields,
+    stale_message,
+)
+from evaljig_fixtures._dataset_load import canonical_json, load_dataset_package
+from evaljig_fixtures._dataset_write import DatasetSource, dataset_package_bytes
 from evaljig_fixtures._errors import BuildError
-from evaljig_fixtures._recorded_for import UNKNOWN, recorded_for, sidecar_relative, stale_fields, stale_message
-from evaljig_fixtures._recorded_for import dump as dump_recorded_for
-from evaljig_fixtures._recorded_for import load as load_recorded_for
-from evaljig_fixtures._regen.builder import BuildContext, Builder, Finding, Upstream, write_output
+from evaljig_fixtures._regen_builder import BuildContext, Builder, Finding, Upstream, fixture_path, write_output
 from evaljig_gateway import DEFAULT_IGNORED_FIELDS, CassetteError, Gateway, Record, load_cassette
 
 #: The placeholder key lighteval and litellm send while recording; the gateway ignores keys. Never a real credential.
@@ -80,7 +83,7 @@ def dataset_package_builder(relative: str, source: DatasetSource, *, builder_nam
     """Writes the dataset package of ``source`` (its rows in code, or a JSONL file read at build time)."""
 
     def build(out_dir: Path, ctx: BuildContext) -> list[Path]:
-        return [write_output(out_dir, relative, package_bytes(source))]
+        return [write_output(out_dir, relative, dataset_package_bytes(source))]
 
     rows = source.rows if isinstance(source.rows, Path) else "rows in code"
     return Builder(
@@ -93,9 +96,8 @@ def config_golden_builder(relative: str, *, provider: str, name: str | None = No
     """Writes the provider spec (fixture path ``provider``) rendered as lighteval's ``config.yaml``."""
 
     def build(out_dir: Path, ctx: BuildContext) -> list[Path]:
-        out = out_dir.joinpath(*PurePosixPath(relative).parts)
-        write_text_atomic(out, LightEvalConfigRenderer(load_provider_spec(ctx.input(provider))).render_yaml())
-        return [out]
+        rendered = LightEvalConfigRenderer(load_provider_spec(ctx.input(provider))).render_yaml()
+        return [write_output(out_dir, relative, rendered.encode("utf-8"))]
 
     return Builder(
         name=name or "config-golden", outputs=(relative,), build=build,
@@ -113,7 +115,6 @@ def cli_stdout_golden_builder(relative: str, *, provider: str, dataset: str, nam
     def build(out_dir: Path, ctx: BuildContext) -> list[Path]:
         spec = load_provider_spec(ctx.input(provider))
         package = load_dataset_package(ctx.input(dataset))
-        out = out_dir.joinpath(*PurePosixPath(relative).parts)
         with (
             tempfile.TemporaryDirectory() as tmp,
             placeholder_key(spec),
@@ -123,8 +124,7 @@ def cli_stdout_golden_builder(relative: str, *, provider: str, dataset: str, nam
             run = run_cli(
                 spec.with_base_url(gw.base_url), package.task_spec, custom_tasks=module, run_dir=Path(tmp) / "cli"
             )
-        write_text_atomic(out, run.stdout_table)
-        return [out]
+        return [write_output(out_dir, relative, run.stdout_table.encode("utf-8"))]
 
     return Builder(
         name=name or "cli-stdout-golden", outputs=(relative,), build=build, requires=frozenset({"lighteval"}),
@@ -157,15 +157,12 @@ def cassette_builder(
     outputs = (*recorded, sidecar)
 
     def build(out_dir: Path, ctx: BuildContext) -> list[Path]:
-        committed = [ctx.committed.joinpath(*PurePosixPath(o).parts) for o in recorded]
-        if ctx.upstream is None and all(path.is_file() for path in committed):
-            carried = [o for o in outputs if ctx.committed.joinpath(*PurePosixPath(o).parts).is_file()]
-            return [
-                write_output(out_dir, o, ctx.committed.joinpath(*PurePosixPath(o).parts).read_bytes()) for o in carried
-            ]
+        if ctx.upstream is None and all(fixture_path(ctx.committed, o).is_file() for o in recorded):
+            carried = {o: fixture_path(ctx.committed, o) for o in outputs}
+            return [write_output(out_dir, o, path.read_bytes()) for o, path in carried.items() if path.is_file()]
         spec = load_provider_spec(ctx.input(provider))
         package = load_dataset_package(ctx.input(dataset))
-        out = out_dir.joinpath(*PurePosixPath(relative).parts)
+        out = fixture_path(out_dir, relative)
         with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
             upstream = ctx.upstream
             if upstream is None:
@@ -182,9 +179,7 @@ def cassette_builder(
             )
         written = [out]  # the recorder wrote the cassette when it stopped
         if stdout is not None:
-            table = out_dir.joinpath(*PurePosixPath(stdout).parts)
-            write_text_atomic(table, run.stdout_table)
-            written.append(table)
+            written.append(write_output(out_dir, stdout, run.stdout_table.encode("utf-8")))
         requests = len(load_cassette(out)) if out.is_file() else 0
         summary = recorded_for(spec, package, requests=requests, builder=builder_name)
         written.append(write_output(out_dir, sidecar, dump_recorded_for(summary)))
