@@ -7,6 +7,7 @@ or roll back, and leave exactly the new content and no work folder. Nothing here
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -161,8 +162,15 @@ def test_a_killed_regen_is_repaired_by_the_next_run(fixtures: Path, step: str) -
     script = textwrap.dedent(CHILD).format(tests=str(Path(__file__).parent), step=step, out=str(fixtures))
     if step == "move-new-in":  # only reached without the one-step exchange
         script = script.replace("run_regen(", "t._regen_run._exchange = lambda a, b: False\nrun_regen(", 1)
+    # the killed child's builder staging (a TemporaryDirectory) outlives it: keep it in this test's folder
+    tmpdir = fixtures.parent.parent / "child-tmp"  # tmp_path, beside the repo
+    tmpdir.mkdir()
     with subprocess.Popen(
-        [sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", script],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmpdir)},
     ) as child:
         assert child.stdout is not None
         parked = child.stdout.readline()
