@@ -29,7 +29,7 @@ from urllib.parse import parse_qs
 
 import orjson
 
-from evaljig_gateway import _chat, _completions, _embeddings, _models, _responses, _validation
+from evaljig_gateway import _chat, _completions, _embeddings, _faults, _models, _responses, _validation
 from evaljig_gateway._behaviours import behaviour_for
 from evaljig_gateway._content import AnswerKey
 from evaljig_gateway._errors import ClientGoneError, GatewayError
@@ -197,6 +197,7 @@ class GatewayApp:
                 miss=call.miss,
                 started_ns=started,
                 reply_headers=reply.headers,
+                cut=reply.end != "whole",
             )
         await _send(send, reply)
 
@@ -376,6 +377,8 @@ class GatewayApp:
         if behaviour.malformed:
             body = reply.content
             return Reply(200, body[: max(1, len(body) // 2)])
+        if behaviour.reshapes_stream:
+            return _faults.reshape(reply, behaviour)
         return reply
 
     async def _hold(self, wait: Awaitable[Any]) -> None:
@@ -510,6 +513,8 @@ async def _send(send: Send, reply: Reply) -> None:
     await send({"type": "http.response.start", "status": reply.status, "headers": headers})
     for event in reply.events:
         await send({"type": "http.response.body", "body": event, "more_body": True})
+    if reply.end == "drop":
+        return  # never ended: the server closes the connection mid-body (``drop-<N>``)
     await send({"type": "http.response.body", "body": b""})
 
 
