@@ -65,6 +65,11 @@ BEHAVIOUR_TABLE: tuple[tuple[str, str], ...] = (
         "context-<N>",
         "a prompt over N tokens answers OpenAI's 400 context_length_exceeded (context-4096)",
     ),
+    (
+        "tpm-<N>",
+        "429 rate_limit_exceeded with x-ratelimit-*-tokens, retry-after and retry-after-ms once N tokens "
+        "(prompt + completion) are spent; the window ends only on reset or POST /_gateway/advance",
+    ),
     ("bad-tool-args", "a tool call's arguments are a string that is not JSON"),
     ("unknown-tool", "a tool call names a tool that was not offered (evaljig_unknown_tool)"),
 )
