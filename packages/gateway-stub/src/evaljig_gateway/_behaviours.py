@@ -47,6 +47,29 @@ BEHAVIOUR_TABLE: tuple[tuple[str, str], ...] = (
         "the answer cut to half its tokens with finish_reason length (Responses: status incomplete, "
         "incomplete_details.reason max_output_tokens)",
     ),
+    (
+        "cut-<N>",
+        "a stream ends cleanly after N chunks, never sending its last ([DONE], response.completed); "
+        "not streamed: the body's first N bytes; journaled cut",
+    ),
+    (
+        "drop-<N>",
+        "the connection is closed after N chunks (not streamed: N bytes of the body), mid-body: "
+        "the client sees an incomplete read; journaled cut",
+    ),
+    (
+        "garble-<N>",
+        "stream chunk N is not JSON (data: {garbage); not streamed: the body's first N bytes, then {garbage",
+    ),
+    (
+        "context-<N>",
+        "a prompt over N tokens answers OpenAI's 400 context_length_exceeded (context-4096)",
+    ),
+    (
+        "tpm-<N>",
+        "429 rate_limit_exceeded with x-ratelimit-*-tokens, retry-after and retry-after-ms once N tokens "
+        "(prompt + completion) are spent; the window ends only on reset or POST /_gateway/advance",
+    ),
     ("bad-tool-args", "a tool call's arguments are a string that is not JSON"),
     ("unknown-tool", "a tool call names a tool that was not offered (evaljig_unknown_tool)"),
 )
@@ -91,7 +114,7 @@ class Behaviour:
     drop_after: int | None = None
     """``drop-<N>``: the connection is closed after N chunks (bytes when not streamed)."""
     garble_at: int | None = None
-    """``garble-<N>``: chunk N (1-based; byte N when not streamed) is not JSON."""
+    """``garble-<N>``: chunk N (1-based) is not JSON; not streamed, the body is garbage from byte N on."""
     context_tokens: int | None = None
     """``context-<N>``: prompts over N tokens answer 400 ``context_length_exceeded``."""
     tokens_per_window: int | None = None
