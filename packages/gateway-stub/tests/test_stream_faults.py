@@ -12,7 +12,7 @@ import openai
 import orjson
 import pytest
 
-from evaljig_gateway import Gateway
+from evaljig_gateway import Gateway, judge
 
 ASK = "What is the capital of France?"
 #: (path, body) per endpoint; the ``model`` is filled in per test.
@@ -199,3 +199,34 @@ def test_garble_not_streamed(http: httpx.Client, endpoint: str) -> None:
     assert reply.content.startswith(b'{"id":"')
     with pytest.raises(orjson.JSONDecodeError):
         orjson.loads(reply.content)
+
+
+# -- the verdict on a client that meets them ---------------------------------------------------------------
+
+
+def test_the_verdict_finds_a_client_that_takes_a_cut_stream_as_complete(
+    client: openai.OpenAI, gateway: Gateway
+) -> None:
+    """The openai SDK returns a cut stream without an error; a loop that moves on is found, naming both calls."""
+    for question in ("First question?", "Second question?"):
+        list(
+            client.chat.completions.create(model="cut-3", messages=[{"role": "user", "content": question}], stream=True)
+        )
+    verdict = judge(gateway)
+    assert [f.check for f in verdict.findings] == ["truncated_stream_accepted"]
+    assert [c.seq for c in verdict.findings[0].calls] == [1, 2]
+
+
+@pytest.mark.evaljig_cassette("cassettes/multiple_choice.yaml")
+def test_a_replayed_answer_is_cut_like_a_synthetic_one(gateway: Gateway) -> None:
+    """Transport behaviours wrap a recording too: ``cut-30-gpt-x`` replays ``gpt-x``'s answer, cut at 30 bytes."""
+    content = "Which planet is largest?\nA. one\nB. two\nC. three\nD. four"
+    with httpx.Client(base_url=gateway.url) as http:
+        reply = http.post(
+            "/v1/chat/completions",
+            json={"messages": [{"role": "user", "content": content}], "model": "cut-30-gpt-x", "temperature": 0},
+        )
+    assert reply.status_code == 200
+    assert reply.content.startswith(b'{"id":"chatcmpl-')
+    assert len(reply.content) == 30
+    assert [(c.status, c.cut) for c in gateway.calls()] == [(200, True)]

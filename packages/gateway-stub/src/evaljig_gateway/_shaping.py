@@ -9,6 +9,7 @@ means: the same reasoning text, the same cut, the same broken arguments.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import orjson
 
@@ -79,7 +80,12 @@ def tool_arguments(behaviour: Behaviour, arguments: str) -> str:
     return broken + ","  # ``"{" + "}"``: a trailing comma never parses
 
 
-def check_context(behaviour: Behaviour, prompt_tokens: int, endpoint: str, max_tokens: int | None = None) -> None:
+def check_context(
+    behaviour: Behaviour,
+    prompt_tokens: int,
+    endpoint: Literal["chat", "completions", "responses"],
+    max_tokens: int | None = None,
+) -> None:
     """OpenAI's 400 ``context_length_exceeded`` when ``context-<N>`` is set and the prompt is over N tokens.
 
     The message is each endpoint's own: chat's "your messages resulted in", the legacy completions'
