@@ -1,5 +1,5 @@
 """Content behaviours over real HTTP: ``reasoning``, ``think-empty``, ``length``, ``bad-tool-args``,
-``unknown-tool`` and ``context-<N>``, on chat, legacy completions and the Responses API, streamed and not.
+``unknown-tool`` and ``context-<n>``, on chat, legacy completions and the Responses API, streamed and not.
 
 Each test reads what a real client (the openai SDK, litellm) makes of the reply, since that is
 what an eval scores.
@@ -296,7 +296,7 @@ def test_a_text_answer_is_left_alone_by_the_tool_behaviours(client: openai.OpenA
     assert reply.choices[0].message.content == plain
 
 
-# -- context-<N> -------------------------------------------------------------------------------------------
+# -- context-<n> -------------------------------------------------------------------------------------------
 
 LONG = " ".join(["word"] * 40)  # 40 tokens: over 20, under 100
 

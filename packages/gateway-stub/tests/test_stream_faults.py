@@ -1,4 +1,4 @@
-"""Transport behaviours over real HTTP: ``cut-<N>``, ``drop-<N>`` and ``garble-<N>`` on chat, legacy
+"""Transport behaviours over real HTTP: ``cut-<n>``, ``drop-<n>`` and ``garble-<n>`` on chat, legacy
 completions and the Responses API, streamed and not, as httpx and the openai SDK see them.
 """
 
@@ -53,7 +53,7 @@ def test_plain_streams_end_with_their_last_chunk(http: httpx.Client, endpoint: s
     assert len(events) >= 3  # completions sends its text in one chunk, then the finish, then [DONE]
 
 
-# -- cut-<N> -----------------------------------------------------------------------------------------------
+# -- cut-<n> -----------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("endpoint", list(ENDPOINTS))
@@ -115,7 +115,7 @@ def test_cut_combines_with_fail_once(client: openai.OpenAI, gateway: Gateway) ->
     assert [(c.status, c.cut) for c in gateway.calls()] == [(500, False), (200, True)]
 
 
-# -- drop-<N> ----------------------------------------------------------------------------------------------
+# -- drop-<n> ----------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("endpoint", list(ENDPOINTS))
@@ -162,7 +162,7 @@ def test_drop_not_streamed_sends_the_first_n_bytes(gateway: Gateway) -> None:
     assert b"".join(got).startswith(b'{"id":"chatcmpl-')
 
 
-# -- garble-<N> --------------------------------------------------------------------------------------------
+# -- garble-<n> --------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("endpoint", list(ENDPOINTS))

@@ -1,4 +1,4 @@
-"""``tpm-<N>`` over real HTTP: OpenAI's tokens-per-minute 429 once N tokens are spent, on every endpoint,
+"""``tpm-<n>`` over real HTTP: OpenAI's tokens-per-minute 429 once N tokens are spent, on every endpoint,
 streamed and not; the window ends on ``reset`` or ``advance``, never on the wall clock."""
 
 from __future__ import annotations

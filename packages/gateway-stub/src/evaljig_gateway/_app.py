@@ -120,7 +120,7 @@ class GatewayApp:
         self.retry_after_ms = retry_after_ms
         self.in_flight = 0
         self.windows = TokenWindows()
-        """Tokens spent per model in the current ``tpm-<N>`` window (``advance`` ends it, a reset too)."""
+        """Tokens spent per model in the current ``tpm-<n>`` window (``advance`` ends it, a reset too)."""
         """Model requests being answered right now (read by ``GET /_gateway/status``)."""
         self._id_epoch, self._id_count = 0, 0
         self.reopen()
@@ -423,7 +423,7 @@ class GatewayApp:
         return GatewayError(status, message, headers=headers)
 
     def _spend_tokens(self, model: str, limit: int, tokens: int) -> None:
-        """``tpm-<N>``: spend the reply's tokens, or answer OpenAI's tokens-per-minute 429 once ``limit`` is spent.
+        """``tpm-<n>``: spend the reply's tokens, or answer OpenAI's tokens-per-minute 429 once ``limit`` is spent.
 
         The reply that crosses the limit is still answered (its tokens were not known before it was made):
         from the next call on, every call is a 429 until the window ends (``advance``, ``reset``).
@@ -548,7 +548,7 @@ async def _send(send: Send, reply: Reply) -> None:
     for event in reply.events:
         await send({"type": "http.response.body", "body": event, "more_body": True})
     if reply.end == "drop":
-        return  # never ended: the server closes the connection mid-body (``drop-<N>``)
+        return  # never ended: the server closes the connection mid-body (``drop-<n>``)
     await send({"type": "http.response.body", "body": b""})
 
 

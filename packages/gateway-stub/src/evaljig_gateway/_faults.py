@@ -1,17 +1,17 @@
-"""The transport behaviours: ``cut-<N>``, ``drop-<N>`` and ``garble-<N>``, applied to a reply's bytes.
+"""The transport behaviours: ``cut-<n>``, ``drop-<n>`` and ``garble-<n>``, applied to a reply's bytes.
 
 A chunk is one server-sent event as the gateway sends it (one ``data:`` line, or ``event:`` +
 ``data:`` for the Responses API), the final ``data: [DONE]`` (or ``response.completed``) included.
 
-* ``cut-<N>``: the first N chunks, then the body ends cleanly; the final chunk is never sent, so a
+* ``cut-<n>``: the first N chunks, then the body ends cleanly; the final chunk is never sent, so a
   client sees a stream that simply stops (the openai SDK returns what it got, without an error).
-* ``drop-<N>``: the first N chunks, then the connection is closed without ending the chunked body:
+* ``drop-<n>``: the first N chunks, then the connection is closed without ending the chunked body:
   the client's HTTP library raises (httpx: ``RemoteProtocolError``, incomplete chunked read).
-* ``garble-<N>``: chunk N (1-based) is ``data: {garbage``, not JSON; a stream shorter than N is unchanged.
+* ``garble-<n>``: chunk N (1-based) is ``data: {garbage``, not JSON; a stream shorter than N is unchanged.
 
-A body that is not streamed is one JSON document, so N counts bytes: ``cut-<N>`` answers its first N
-bytes (a matching ``content-length``: a clean, short, unparsable body), ``drop-<N>`` sends its first N
-bytes chunked and closes the connection, ``garble-<N>`` sends its first N bytes followed by ``{garbage``.
+A body that is not streamed is one JSON document, so N counts bytes: ``cut-<n>`` answers its first N
+bytes (a matching ``content-length``: a clean, short, unparsable body), ``drop-<n>`` sends its first N
+bytes chunked and closes the connection, ``garble-<n>`` sends its first N bytes followed by ``{garbage``.
 
 ``cut`` and ``drop`` replies are journaled with ``cut: true``: the client was not given a whole answer,
 and the verdict finds a client that takes it as one.

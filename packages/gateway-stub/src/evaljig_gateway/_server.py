@@ -200,7 +200,7 @@ class Gateway:
             self.app.replayer.reset()
 
     def advance(self) -> None:
-        """End the current ``tpm-<N>`` window (as ``POST /_gateway/advance``): spent tokens start again at 0."""
+        """End the current ``tpm-<n>`` window (as ``POST /_gateway/advance``): spent tokens start again at 0."""
         self.app.windows.advance()
 
     def set_answers(self, answers: AnswerKey | Mapping[str, str | Mapping[str, Any]] | Path | None) -> None:

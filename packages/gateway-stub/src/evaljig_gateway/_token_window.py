@@ -1,4 +1,4 @@
-"""``tpm-<N>``: the tokens each model name has spent in the current rate-limit window.
+"""``tpm-<n>``: the tokens each model name has spent in the current rate-limit window.
 
 A real server's window is a minute of wall clock; a test must never wait on one, so this window
 ends only when a test says so: ``reset`` (a new journal epoch starts a new window) or
