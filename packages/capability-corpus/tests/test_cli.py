@@ -68,7 +68,7 @@ def test_the_fault_capabilities_run_only_when_asked(served_url: str) -> None:
         ("chat", 4),
         ("reasoning", 3),
         ("truncation", 3),
-        ("broken_stream", 4),
+        ("broken_stream", 6),
         ("token_limits", 3),
         ("broken_tools", 3),
     ]:
@@ -155,10 +155,10 @@ def test_an_unreachable_target_stops_before_the_corpus(
 
 def test_validate_and_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate"]) == 0
-    assert capsys.readouterr().out == "corpus ok: 64 fixtures across 19 capabilities\n"
+    assert capsys.readouterr().out == "corpus ok: 66 fixtures across 19 capabilities\n"
     assert main(["list"]) == 0
     listing = capsys.readouterr().out.splitlines()
-    assert len(listing) == 64
+    assert len(listing) == 66
     assert listing[0].split()[:2] == ["chat.valid_baseline", "valid"]
 
 

@@ -152,6 +152,24 @@ def test_broken_streams_are_named(body: str, message: str) -> None:
     assert str(caught.value).startswith(message)
 
 
+RESPONSE_EVENTS = [
+    {"type": "response.created", "sequence_number": 0},
+    {"type": "response.output_text.delta", "sequence_number": 1, "delta": "one"},
+]
+
+
+def test_a_responses_stream_must_reach_response_completed() -> None:
+    whole = sse(*(json.dumps(e) for e in [*RESPONSE_EVENTS, {"type": "response.completed", "sequence_number": 2}]))
+    assert len(assert_broken_stream_conformance(fake(whole), model="m", input="hi", api="responses")) == 3
+    with pytest.raises(ConformanceError) as caught:
+        assert_broken_stream_conformance(fake(sse(*map(json.dumps, RESPONSE_EVENTS))), model="m", api="responses")
+    assert str(caught.value) == (
+        "broken_stream: stream: ended after 2 event(s) without 'response.completed': the answer is cut"
+    )
+    with pytest.raises(TypeError, match="api must be 'chat' or 'responses'"):
+        assert_broken_stream_conformance(fake(), model="m", api="completions")
+
+
 class _Dropped(httpx.SyncByteStream):
     """Two chunks, then the connection goes away, as httpx reports a peer that closed mid-body."""
 
