@@ -392,7 +392,12 @@ def clients(session: nox.Session) -> None:
         except CommandFailed:
             failed.append(name)
     session.log("real clients: client x feature (PASS, FAIL, SKIP, XFAIL: a known gateway bug)")
-    for line in matrix.matrix_lines(matrix.read_outcomes(sorted(outcomes.glob("*.json")))):
+    files = sorted(outcomes.glob("*.json"))
+    merged = matrix.read_outcomes(files)
+    for line in matrix.matrix_lines(merged):
+        session.log(line)
+    session.log("real clients: client x failure (issue 31's behaviours), then what each client raised or returned")
+    for line in [*matrix.matrix_lines(merged, matrix.FAILURES), *matrix.seen_lines(matrix.read_seen(files))]:
         session.log(line)
     session.log(f"clients: {time.perf_counter() - started:.0f} s wall")
     if failed:

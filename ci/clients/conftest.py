@@ -5,20 +5,22 @@ with :func:`client` (``pytest.importorskip``), so a client that is not installed
 error. Every test starts its own gateway on loopback (inspect-ai's share one per module: it keeps a
 model's client for the process); every client gets that base URL and a fake key.
 The table is printed by ``pytest_terminal_summary``: PASS, FAIL, SKIP or XFAIL (a known gateway bug,
-``xfail(strict=True)``), with the count when several tests share a cell.
+``xfail(strict=True)``), with the count when several tests share a cell. A failure cell (the
+gateway's issue-31 behaviours, ``matrix.FAILURES``) also records what the client raised or
+returned, through the ``seen`` fixture; those lines follow the tables.
 """
 
 from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from .matrix import CLIENTS, FEATURES, matrix_lines, write_outcomes
+from .matrix import CLIENTS, FAILURES, FEATURES, matrix_lines, seen_lines, write_outcomes
 
 FAKE_KEY = "sk-evaljig-fake-0000"
 #: Where this run writes its outcomes for the merged table (set by ``nox -s clients``).
@@ -37,9 +39,24 @@ def client(name: str) -> ModuleType:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "cell(client, feature): the client x feature cell a real-client test fills")
     config.stash[_OUTCOMES] = defaultdict(list)
+    config.stash[_SEEN] = {}
 
 
 _OUTCOMES = pytest.StashKey[dict[tuple[str, str], list[str]]]()
+_SEEN = pytest.StashKey[dict[tuple[str, str], str]]()
+
+
+@pytest.fixture
+def seen(request: pytest.FixtureRequest) -> Callable[[str], None]:
+    """``seen(text)``: what the client raised or returned in this test's failure cell (printed after the tables)."""
+    cell = _cell(request.node)
+    if cell is None or cell[1] not in FAILURES:
+        raise pytest.UsageError(f"{request.node.nodeid}: seen() needs a cell(client, failure) marker")
+
+    def record(text: str) -> None:
+        request.config.stash[_SEEN][cell] = text
+
+    return record
 
 
 def _cell(item: pytest.Item) -> tuple[str, str] | None:
@@ -47,7 +64,7 @@ def _cell(item: pytest.Item) -> tuple[str, str] | None:
     if marker is None:
         return None
     client_name, feature = marker.args
-    if client_name not in CLIENTS or feature not in FEATURES:
+    if client_name not in CLIENTS or (feature not in FEATURES and feature not in FAILURES):
         raise pytest.UsageError(f"{item.nodeid}: cell({client_name!r}, {feature!r}) is not in the table")
     return client_name, feature
 
@@ -71,8 +88,9 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
     outcomes = config.stash.get(_OUTCOMES, {})
     if not outcomes:
         return
+    seen = config.stash.get(_SEEN, {})
     if os.environ.get(OUTCOMES_ENV):  # nox -s clients merges every venv's file into one table
-        write_outcomes(Path(os.environ[OUTCOMES_ENV]), outcomes)
+        write_outcomes(Path(os.environ[OUTCOMES_ENV]), outcomes, seen)
     terminalreporter.section("real clients: client x feature")
-    for line in matrix_lines(outcomes):
+    for line in [*matrix_lines(outcomes), "", *matrix_lines(outcomes, FAILURES), "", *seen_lines(seen)]:
         terminalreporter.write_line(line)

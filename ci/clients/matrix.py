@@ -11,12 +11,27 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 #: The rows and columns of the table, in this order (a column no test fills is left out).
-CLIENTS = ("openai", "litellm", "pydantic-ai", "langchain-openai", "instructor", "lm-eval", "inspect-ai")
+CLIENTS = ("openai", "openai-2", "litellm", "pydantic-ai", "langchain-openai", "instructor", "lm-eval", "inspect-ai")
 FEATURES = ("chat", "stream", "structured", "nested", "tools", "responses", "embeddings", "loglikelihood", "eval")
+#: The gateway's failure behaviours (issue 31), a second table; each cell also records what the client saw.
+FAILURES = (
+    "reasoning",
+    "think-empty",
+    "length",
+    "cut",
+    "drop",
+    "garble",
+    "context",
+    "tpm",
+    "bad-tool-args",
+    "unknown-tool",
+)
 #: A cell lists its outcomes worst first.
 RANK = {"FAIL": 3, "XFAIL": 2, "SKIP": 1, "PASS": 0}
 
 Outcomes = Mapping[tuple[str, str], list[str]]
+#: (client, failure) -> what the client raised or returned, in one line.
+Seen = Mapping[tuple[str, str], str]
 
 
 def cell_text(results: list[str]) -> str:
@@ -30,9 +45,11 @@ def cell_text(results: list[str]) -> str:
     return " ".join(f"{outcome}({n})" for outcome, n in counts.items())
 
 
-def matrix_lines(outcomes: Outcomes) -> list[str]:
-    """The table as text lines, the columns every feature some test filled."""
-    features = [f for f in FEATURES if any(f == feature for _, feature in outcomes)]
+def matrix_lines(outcomes: Outcomes, columns: tuple[str, ...] = FEATURES) -> list[str]:
+    """The table as text lines: the ``columns`` some test filled (the features, or the failures)."""
+    features = [f for f in columns if any(f == feature for _, feature in outcomes)]
+    if not features:
+        return []
     texts = {(c, f): cell_text(list(outcomes.get((c, f), []))) for c in CLIENTS for f in features}
     width = max(len(c) for c in CLIENTS)
     cols = [max(len(f), *(len(texts[c, f]) for c in CLIENTS)) for f in features]
@@ -43,11 +60,23 @@ def matrix_lines(outcomes: Outcomes) -> list[str]:
     return lines
 
 
-def write_outcomes(path: Path, outcomes: Outcomes) -> None:
-    """One venv's outcomes as JSON (``[[client, feature, [outcomes]], ...]``), written atomically."""
+def seen_lines(seen: Seen) -> list[str]:
+    """What each client raised or returned per failure, client by client, in table order."""
+    order = {(c, f): (i, j) for i, c in enumerate(CLIENTS) for j, f in enumerate(FAILURES)}
+    cells = sorted((key for key in seen if key in order), key=order.__getitem__)
+    width = max((len(f"{c} x {f}") for c, f in cells), default=0)
+    return [f"{f'{c} x {f}':<{width}}  {seen[c, f]}" for c, f in cells]
+
+
+def write_outcomes(path: Path, outcomes: Outcomes, seen: Seen | None = None) -> None:
+    """One venv's outcomes and observations as JSON, written atomically.
+
+    ``{"cells": [[client, feature, [outcomes]], ...], "seen": [[client, failure, text], ...]}``.
+    """
     rows = sorted([client, feature, list(results)] for (client, feature), results in outcomes.items())
+    observed = sorted([client, failure, text] for (client, failure), text in (seen or {}).items())
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(rows, indent=1) + "\n")
+    partial.write_text(json.dumps({"cells": rows, "seen": observed}, indent=1) + "\n")
     partial.replace(path)
 
 
@@ -55,6 +84,11 @@ def read_outcomes(paths: Iterable[Path]) -> dict[tuple[str, str], list[str]]:
     """Every venv's outcomes, merged cell by cell."""
     merged: dict[tuple[str, str], list[str]] = {}
     for path in paths:
-        for client, feature, results in json.loads(path.read_text()):
+        for client, feature, results in json.loads(path.read_text())["cells"]:
             merged.setdefault((client, feature), []).extend(results)
     return merged
+
+
+def read_seen(paths: Iterable[Path]) -> dict[tuple[str, str], str]:
+    """Every venv's observations (a cell is filled by one venv only)."""
+    return {(client, failure): text for path in paths for client, failure, text in json.loads(path.read_text())["seen"]}

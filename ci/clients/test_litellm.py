@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -10,7 +11,61 @@ import pytest
 from evaljig_gateway import Gateway
 
 from .conftest import FAKE_KEY, client
+from .failures import MODELS, TOOL_FAILURES, WEATHER_TOOL, answer_text, cells, outcome, prompt, until_refused
 from .models import ANSWER, QUESTION, City, Person, check_person
+
+#: What litellm's ``completion`` does with each gateway failure.
+EXPECTED = {
+    "reasoning": (
+        "completion: returns content 'Paris', finish_reason stop, reasoning kept",
+        "stream: returns content 'Paris', finish_reason stop, reasoning kept",
+        "2 requests",
+    ),
+    "think-empty": (
+        "completion: returns content '', finish_reason stop, reasoning kept",
+        "stream: returns content '', finish_reason stop, reasoning kept",
+        "2 requests",
+    ),
+    "length": (
+        "completion: returns content '', finish_reason length",
+        "stream: returns content '', finish_reason length",
+        "2 requests",
+    ),
+    "cut": (
+        "completion: raises litellm.InternalServerError",
+        "stream: returns content 'D', finish_reason stop",
+        "2 requests",
+    ),
+    "drop": (
+        "completion: raises litellm.InternalServerError",
+        "stream: raises litellm.MidStreamFallbackError",
+        "4 requests",
+    ),
+    "garble": (
+        "completion: raises litellm.InternalServerError",
+        "stream: raises litellm.MidStreamFallbackError",
+        "2 requests",
+    ),
+    "context": (
+        "completion: raises litellm.ContextWindowExceededError",
+        "stream: raises litellm.ContextWindowExceededError",
+        "2 requests",
+    ),
+    "tpm": (
+        "call 6 raises litellm.RateLimitError",
+        "8 requests",
+    ),
+    "bad-tool-args": (
+        'completion: returns content null, finish_reason tool_calls, tool get_weather({"city")',
+        "stream: returns content '', finish_reason tool_calls, tool get_weather({\"city\")",
+        "2 requests",
+    ),
+    "unknown-tool": (
+        'completion: returns content null, finish_reason tool_calls, tool evaljig_unknown_tool({"city":"mike"})',
+        'stream: returns content \'\', finish_reason tool_calls, tool evaljig_unknown_tool({"city":"mike"})',
+        "2 requests",
+    ),
+}
 
 
 @pytest.fixture
@@ -81,3 +136,42 @@ def test_embeddings(litellm: Any, keyed: Gateway) -> None:
     done = litellm.embedding(input=["a", "b"], **{**_kw(keyed), "model": "openai/text-embedding-stub"})
     assert [len(d["embedding"]) for d in done.data] == [1536, 1536]
     assert done.data[0]["embedding"] != done.data[1]["embedding"]
+
+
+@pytest.mark.parametrize(("failure", "expected"), cells("litellm", EXPECTED))
+def test_failure(litellm: Any, failure: str, expected: tuple[str, ...], seen: Callable[[str], None]) -> None:
+    """``completion`` with its defaults, streamed and not: what it raises or returns, and the requests sent."""
+    model = MODELS[failure]
+    tools = {"tools": [WEATHER_TOOL], "tool_choice": "required"} if failure in TOOL_FAILURES else {}
+    messages = [{"role": "user", "content": prompt(failure)}]
+    with Gateway(answers={QUESTION: ANSWER}) as gw:
+        kw = {**_kw(gw), "model": f"openai/{model}", "messages": messages, **tools}
+
+        def create() -> str:
+            message = (done := litellm.completion(**kw)).choices[0].message
+            calls = [(c.function.name, c.function.arguments) for c in message.tool_calls or []]
+            reasoning = getattr(message, "reasoning_content", None)
+            return answer_text(message.content, done.choices[0].finish_reason, reasoning=reasoning, calls=calls)
+
+        def stream() -> str:
+            text, finish, reasoning, calls = "", None, "", {}
+            for chunk in litellm.completion(**kw, stream=True):
+                for choice in chunk.choices:
+                    text += choice.delta.content or ""
+                    reasoning += getattr(choice.delta, "reasoning_content", None) or ""
+                    for call in choice.delta.tool_calls or []:
+                        name, arguments = calls.get(call.index, ("", ""))
+                        calls[call.index] = (
+                            name + (call.function.name or ""),
+                            arguments + (call.function.arguments or ""),
+                        )
+                    finish = choice.finish_reason or finish
+            return answer_text(text, finish, reasoning=reasoning, calls=calls.values())
+
+        parts = (
+            (until_refused(create),)
+            if failure == "tpm"
+            else (f"completion: {outcome(create)}", f"stream: {outcome(stream)}")
+        ) + (f"{len(gw.calls(model=model))} requests",)
+    seen("; ".join(parts))
+    assert parts == expected

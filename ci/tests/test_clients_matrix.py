@@ -11,7 +11,17 @@ from typing import Any
 
 import pytest
 
-from ci.clients.matrix import CLIENTS, FEATURES, cell_text, matrix_lines, read_outcomes, write_outcomes
+from ci.clients.matrix import (
+    CLIENTS,
+    FAILURES,
+    FEATURES,
+    cell_text,
+    matrix_lines,
+    read_outcomes,
+    read_seen,
+    seen_lines,
+    write_outcomes,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 PIN = re.compile(r"^[A-Za-z0-9_.-]+(\[[a-z0-9,-]+\])?==[0-9][0-9A-Za-z.+-]*$")
@@ -70,3 +80,32 @@ def test_the_table_merges_every_venv(tmp_path: Path) -> None:
     assert rows["inspect-ai"] == ["-", "-", "-"]
     assert not list(tmp_path.glob("*.partial"))
     assert set(FEATURES) >= {"chat", "stream", "loglikelihood"}
+
+
+def test_the_failure_table_and_what_each_client_saw(tmp_path: Path) -> None:
+    """The failure cells are a second table; their observations come back merged, in table order."""
+    write_outcomes(
+        tmp_path / "litellm.json",
+        {("litellm", "chat"): ["PASS"], ("litellm", "context"): ["PASS"]},
+        {("litellm", "context"): "completion: raises litellm.ContextWindowExceededError"},
+    )
+    write_outcomes(
+        tmp_path / "openai.json",
+        {("openai", "cut"): ["FAIL"], ("openai", "think-empty"): ["PASS"]},
+        {("openai", "cut"): "stream: returns content 'Pa'", ("openai", "think-empty"): "create: returns content ''"},
+    )
+    files = sorted(tmp_path.glob("*.json"))
+    merged = read_outcomes(files)
+    assert matrix_lines(merged)[0].split() == ["client", "chat"]  # the failures stay out of the feature table
+    failures = matrix_lines(merged, FAILURES)
+    assert failures[0].split() == ["client", "think-empty", "cut", "context"]
+    rows = {line.split()[0]: line.split()[1:] for line in failures[1:]}
+    assert rows["openai"] == ["PASS", "FAIL", "-"]
+    assert rows["litellm"] == ["-", "-", "PASS"]
+    assert seen_lines(read_seen(files)) == [
+        "openai x think-empty  create: returns content ''",
+        "openai x cut          stream: returns content 'Pa'",
+        "litellm x context     completion: raises litellm.ContextWindowExceededError",
+    ]
+    assert matrix_lines({}, FAILURES) == []
+    assert not set(FAILURES) & set(FEATURES)

@@ -60,6 +60,29 @@ def test_conformance_passes_against_the_served_gateway(served_url: str, golden: 
 
 
 @pytest.mark.gateway
+def test_the_fault_capabilities_run_only_when_asked(served_url: str) -> None:
+    """``--faults`` adds them to the default run; ``--capability`` picks one; the gateway plays every one."""
+    run = cli("conformance", "--base-url", served_url, "--faults")
+    assert run.returncode == 0, run.stdout + run.stderr
+    for capability, fixtures in [
+        ("chat", 4),
+        ("reasoning", 3),
+        ("truncation", 3),
+        ("broken_stream", 6),
+        ("token_limits", 3),
+        ("broken_tools", 3),
+    ]:
+        assert f"| {capability} | {fixtures} | {fixtures} | 0 | PASS |" in run.stdout, run.stdout
+    one = cli("conformance", "--base-url", served_url, "--capability", "broken_stream")
+    assert one.returncode == 0, one.stdout + one.stderr
+    assert [line.split(" | ")[0] for line in one.stdout.splitlines() if line.startswith("| ")][1:] == [
+        "| broken_stream"
+    ]
+    plain = cli("conformance", "--base-url", served_url, "--capability", "chat")
+    assert "reasoning" not in plain.stdout
+
+
+@pytest.mark.gateway
 def test_a_misbehaving_model_fails_the_run(served_url: str) -> None:
     run = cli(
         "conformance",
@@ -132,10 +155,10 @@ def test_an_unreachable_target_stops_before_the_corpus(
 
 def test_validate_and_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate"]) == 0
-    assert capsys.readouterr().out == "corpus ok: 48 fixtures across 14 capabilities\n"
+    assert capsys.readouterr().out == "corpus ok: 66 fixtures across 19 capabilities\n"
     assert main(["list"]) == 0
     listing = capsys.readouterr().out.splitlines()
-    assert len(listing) == 48
+    assert len(listing) == 66
     assert listing[0].split()[:2] == ["chat.valid_baseline", "valid"]
 
 

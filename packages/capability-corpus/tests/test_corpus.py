@@ -35,7 +35,8 @@ INSTALLED_PREFIX = os.environ.get("EVALJIG_CORPUS_INSTALLED_PREFIX")
 
 KNOWN = (
     "chat, completion, stream, embed, tools, logprobs, models, loglikelihood, responses_tools, responses_stream, "
-    "json_object, structured, multiturn_tools, nested_tools"
+    "json_object, structured, multiturn_tools, nested_tools, reasoning, truncation, broken_stream, token_limits, "
+    "broken_tools"
 )  # the capabilities, in corpus order
 
 
@@ -55,6 +56,11 @@ def test_capabilities_in_corpus_order() -> None:
         "structured",
         "multiturn_tools",
         "nested_tools",
+        "reasoning",
+        "truncation",
+        "broken_stream",
+        "token_limits",
+        "broken_tools",
     )
     assert tuple(CAPABILITY_FIXTURE_NAMES) == CAPABILITIES
     assert tuple(FIXTURE_NAMES) == CAPABILITIES

@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 
 from evaljig_common import one_line_errors
+from evaljig_corpus._conformance import FAULT_CAPABILITIES
 from evaljig_corpus._corpus_run import CHAT_PLACEHOLDER, EMBED_PLACEHOLDER, redacted, render_table, run_corpus
 from evaljig_corpus._errors import FixtureError
 from evaljig_corpus._fixture import CAPABILITIES
@@ -77,7 +78,16 @@ def _configure_conformance(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default=CHAT_PLACEHOLDER, help="chat/completion model (default: %(default)s)")
     parser.add_argument("--embed-model", default=EMBED_PLACEHOLDER, help="embedding model (default: %(default)s)")
     parser.add_argument(
-        "--capability", action="append", choices=CAPABILITIES, help="only this capability (repeatable; default: all)"
+        "--capability",
+        action="append",
+        choices=CAPABILITIES,
+        help="only this capability (repeatable; default: every capability but the fault ones)",
+    )
+    parser.add_argument(
+        "--faults",
+        action="store_true",
+        help=f"also run the fault capabilities ({', '.join(FAULT_CAPABILITIES)}): the target must play"
+        " the gateway's failure models (think-empty-gpt-stub, cut-2-gpt-stub, ...)",
     )
     parser.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, help="seconds per request (%(default)s)")
 
@@ -155,7 +165,9 @@ def _run_conformance(args: argparse.Namespace, client: httpx.Client, api_key: st
     if problem is not None:
         print(f"{args.prog}: cannot connect to {args.base_url}: {redacted(problem, [api_key])}", file=sys.stderr)
         return EXIT_FAILED
-    wanted = set(args.capability or CAPABILITIES)
+    wanted = set(args.capability or (c for c in CAPABILITIES if args.faults or c not in FAULT_CAPABILITIES))
+    if args.capability and args.faults:
+        wanted |= set(FAULT_CAPABILITIES)
     models = {CHAT_PLACEHOLDER: args.model, EMBED_PLACEHOLDER: args.embed_model}
     chosen = [f for f in fixtures if f.capability in wanted]
     verdicts = run_corpus(client, chosen, models, args.timeout, redact=[api_key])

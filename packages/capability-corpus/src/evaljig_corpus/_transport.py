@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NoReturn
 
 import httpx
 
@@ -40,14 +40,19 @@ def _send(check: Checker, client: httpx.Client, method: str, path: str, body: An
         response = client.request(method, path, json=body)
     except httpx.HTTPError as exc:
         check.fail("request", f"{method} {path} failed before a response arrived: {type(exc).__name__}: {exc}")
+    return answered(check, response, method, path)
+
+
+def answered(check: Checker, response: httpx.Response, method: str, path: str) -> httpx.Response:
+    """``response`` if it is a 200; an error answer becomes a ConformanceError (see ``reject``)."""
     if response.status_code >= 400:
-        _reject(check, response)
+        reject(check, response)
     if response.status_code != 200:
         check.fail("response", f"HTTP {response.status_code} from {method} {path}, expected 200")
     return response
 
 
-def _reject(check: Checker, response: httpx.Response) -> None:
+def reject(check: Checker, response: httpx.Response) -> NoReturn:
     """Turn an error answer into a ConformanceError naming OpenAI's ``param`` when the target gives one."""
     message, param = response.text[:_EXCERPT], None
     try:
@@ -66,7 +71,7 @@ def _reject(check: Checker, response: httpx.Response) -> None:
     check.fail(param or ("request" if status < 500 else "response"), reason, status=status)
 
 
-def _json(check: Checker, response: httpx.Response) -> dict[str, Any]:
+def json_body(check: Checker, response: httpx.Response) -> dict[str, Any]:
     try:
         data = response.json()
     except (ValueError, RecursionError) as exc:  # RecursionError: nested deeper than Python's parser goes
@@ -75,11 +80,11 @@ def _json(check: Checker, response: httpx.Response) -> dict[str, Any]:
 
 
 def get_json(check: Checker, client: httpx.Client, path: str) -> dict[str, Any]:
-    return _json(check, _send(check, client, "GET", path, None))
+    return json_body(check, _send(check, client, "GET", path, None))
 
 
 def post_json(check: Checker, client: httpx.Client, path: str, body: dict[str, Any]) -> dict[str, Any]:
-    return _json(check, _send(check, client, "POST", path, body))
+    return json_body(check, _send(check, client, "POST", path, body))
 
 
 def post_sse(check: Checker, client: httpx.Client, path: str, body: dict[str, Any]) -> list[str]:

@@ -23,7 +23,36 @@ def assert_tools_conformance(
     timeout: float = DEFAULT_TIMEOUT,
 ) -> dict[str, Any]:
     """POST a chat completion offering ``tools``; the first choice must call one with valid JSON arguments."""
-    check = Checker("tools")
+    return _tool_answer(Checker("tools"), target, model, messages, tools, tool_choice, timeout)
+
+
+def assert_broken_tools_conformance(
+    target: Target,
+    *,
+    model: str,
+    messages: Sequence[Mapping[str, Any]] | None = None,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    tool_choice: str | Mapping[str, Any] | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> dict[str, Any]:
+    """The ``tools`` check under its own capability, for targets that play broken tool calls.
+
+    A call whose arguments are not JSON, or that names a tool the request did not offer, reaches
+    an agent loop as an ordinary call; a target playing one (``bad-tool-args``, ``unknown-tool``)
+    must fail this check on ``function.arguments`` or ``function.name``.
+    """
+    return _tool_answer(Checker("broken_tools"), target, model, messages, tools, tool_choice, timeout)
+
+
+def _tool_answer(
+    check: Checker,
+    target: Target,
+    model: str,
+    messages: Sequence[Mapping[str, Any]] | None,
+    tools: Sequence[Mapping[str, Any]] | None,
+    tool_choice: str | Mapping[str, Any] | None,
+    timeout: float,
+) -> dict[str, Any]:
     body = request_body(model=model, messages=messages, tools=tools, tool_choice=tool_choice)
     with client_for(target, timeout) as client:
         data = post_json(check, client, "/chat/completions", body)
