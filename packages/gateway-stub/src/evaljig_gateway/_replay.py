@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evaljig_common import MAX_JSON_DEPTH
+from evaljig_common import MAX_JSON_DEPTH, depth_exceeds
 from evaljig_gateway._cassette import (
     DEFAULT_IGNORED_FIELDS,
     Exchange,
@@ -64,19 +64,6 @@ def _answer(exchange: Exchange) -> _Answer:
     return _Answer(exchange.status, content_type.encode(), headers, body, None)
 
 
-def _nests_deeper(value: Any, limit: int) -> bool:
-    """Whether ``value`` nests lists and objects more than ``limit`` levels (an explicit stack: no recursion)."""
-    stack: list[tuple[Any, int]] = [(value, 1)] if isinstance(value, (dict, list)) else []
-    while stack:
-        item, depth = stack.pop()
-        if depth > limit:
-            return True
-        stack.extend(
-            (c, depth + 1) for c in (item.values() if isinstance(item, dict) else item) if isinstance(c, (dict, list))
-        )
-    return False
-
-
 class Replayer:
     """The answers of one cassette, by match key, with a cursor per key."""
 
@@ -97,7 +84,7 @@ class Replayer:
     def key(self, method: str, path: str, body: Any) -> MatchKey:
         """The match key of a request; a 400 for a body nested deeper than ``MAX_JSON_DEPTH`` (the canonical
         form is computed recursively, and no recorded request nests that deep: the cassette reader refuses it)."""
-        if _nests_deeper(body, MAX_JSON_DEPTH):
+        if depth_exceeds(body, MAX_JSON_DEPTH):
             raise GatewayError(
                 400,
                 f"The request body nests deeper than {MAX_JSON_DEPTH} levels, so it cannot be matched against the "
