@@ -25,7 +25,7 @@ import functools
 import re
 from collections.abc import Iterator
 
-from evaljig_gateway._token_ids import vocabulary_bytes
+from evaljig_gateway._token_ids import pieces_of, vocabulary_bytes
 
 #: r50k's pattern: contractions, letters, digits, other symbols (each with one optional space before),
 #: then whitespace (a run keeps its last space for the word after it).
@@ -93,23 +93,7 @@ def _bpe(word: str) -> tuple[str, ...]:
             pair[best - 1] = ranks.get(parts[best - 1] + parts[best], missing)
         if best < len(pair):
             pair[best] = ranks.get(parts[best] + parts[best + 1], missing)
-    return _as_text(parts)
-
-
-def _as_text(parts: list[bytes]) -> tuple[str, ...]:
-    """The parts as text; a character split across parts goes to the part holding its first byte
-    (the part holding only the rest of it is then empty), as ``_token_ids.decode_pieces`` cuts ids."""
-    try:
-        return tuple(part.decode() for part in parts)
-    except UnicodeDecodeError:
-        pass
-    owner = [index for index, part in enumerate(parts) for _ in part]
-    pieces = [""] * len(parts)
-    at = 0
-    for char in b"".join(parts).decode():  # a pre-token is whole characters: valid UTF-8
-        pieces[owner[at]] += char
-        at += len(char.encode())
-    return tuple(pieces)
+    return tuple(pieces_of(parts))  # a character split across parts goes to the part holding its first byte
 
 
 def _pre(text: str) -> re.Pattern[str]:
