@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
+from itertools import chain
 
 from evaljig_gateway._token_ids import pieces_of, vocabulary_bytes
 
@@ -59,19 +60,25 @@ def _ranks() -> dict[bytes, int]:
     return {piece: rank for rank, piece in enumerate(vocabulary_bytes())}
 
 
-#: Pre-tokens already merged (most words of a text recur); emptied when it reaches ``CACHE_SIZE``.
-_CACHE: dict[str, tuple[str, ...]] = {}
 CACHE_SIZE = 1 << 16
 
 
-def _merge(word: str) -> tuple[str, ...]:
-    """One pre-token as GPT-2 tokens (text pieces joining back to ``word``)."""
-    found = _CACHE.get(word)
-    if found is None:
-        if len(_CACHE) >= CACHE_SIZE:
-            _CACHE.clear()
-        found = _CACHE[word] = _bpe(word)
-    return found
+class _Merged(dict[str, tuple[str, ...]]):
+    """Pre-tokens as GPT-2 tokens (text pieces joining back to the word), kept once merged (most words of a
+    text recur; emptied when it reaches ``CACHE_SIZE``). A run longer than ``LONG_WORD`` is cut one character
+    per token and not kept. A lookup of a kept word is a dict hit in C: counting a text (``usage``, the hot
+    path of every request) is two ``map`` calls over its pre-tokens."""
+
+    def __missing__(self, word: str) -> tuple[str, ...]:
+        if len(word) > LONG_WORD:
+            return tuple(word)
+        if len(self) >= CACHE_SIZE:
+            self.clear()
+        found = self[word] = _bpe(word)
+        return found
+
+
+_MERGED = _Merged()
 
 
 def _bpe(word: str) -> tuple[str, ...]:
@@ -101,20 +108,11 @@ def _pre(text: str) -> re.Pattern[str]:
 
 
 def _pieces_between(text: str, start: int, end: int) -> list[str]:
-    out: list[str] = []
-    for word in _pre(text).findall(text, start, end):
-        out += _merge(word) if len(word) <= LONG_WORD else word
-    return out
+    return list(chain.from_iterable(map(_MERGED.__getitem__, _pre(text).findall(text, start, end))))
 
 
 def _count_between(text: str, start: int, end: int, pre: re.Pattern[str]) -> int:
-    return sum(map(_word_tokens, pre.findall(text, start, end)))
-
-
-@functools.lru_cache(maxsize=CACHE_SIZE)
-def _word_tokens(word: str) -> int:
-    """Tokens in one pre-token, cached (a count is the hot path of every request: ``usage``)."""
-    return len(_merge(word)) if len(word) <= LONG_WORD else len(word)
+    return sum(map(len, map(_MERGED.__getitem__, pre.findall(text, start, end))))
 
 
 def _steps(text: str) -> Iterator[tuple[int, int]]:
