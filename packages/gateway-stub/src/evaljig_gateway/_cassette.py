@@ -104,11 +104,12 @@ class Secrets:
 
 
 def loads_json(raw: bytes | str) -> Any:
-    """Parse JSON; integers past 64 bits (which orjson refuses) through the standard library."""
+    """Parse JSON; integers past 64 bits and lone surrogates (a canonical body's ``surrogatepass`` bytes), which
+    orjson refuses, through the standard library."""
     try:
         return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return json.loads(raw)  # raises json.JSONDecodeError (a ValueError) on real syntax errors
+    except orjson.JSONDecodeError:  # the standard library raises json.JSONDecodeError (a ValueError) on syntax errors
+        return json.loads(raw.decode("utf-8", "surrogatepass") if isinstance(raw, bytes) else raw)
 
 
 def pretty_json(value: Any) -> str:

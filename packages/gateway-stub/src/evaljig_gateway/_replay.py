@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from evaljig_common import MAX_JSON_DEPTH, depth_exceeds
@@ -40,28 +39,16 @@ from evaljig_gateway._miss import miss as _miss
 from evaljig_gateway._replies import Reply
 
 
-@dataclass(frozen=True, slots=True)
-class _Answer:
-    status: int
-    content_type: bytes
-    headers: tuple[tuple[bytes, bytes], ...]
-    body: bytes
-    events: tuple[bytes, ...] | None
-
-    def reply(self) -> Reply:
-        events = list(self.events) if self.events is not None else None
-        return Reply(self.status, self.body, self.content_type, list(self.headers), events)
-
-
-def _answer(exchange: Exchange) -> _Answer:
-    content_type = exchange.content_type or "application/json"
-    headers = tuple((n.encode(), v.encode()) for n, v in exchange.headers if n != "content-type")
+def _answer(exchange: Exchange) -> Reply:
+    """The reply ``exchange`` gives, as the gateway sends it; never sent itself (see ``Replayer.answer``)."""
+    content_type = (exchange.content_type or "application/json").encode()
+    headers = [(n.encode(), v.encode()) for n, v in exchange.headers if n != "content-type"]
     if exchange.streamed:
-        return _Answer(exchange.status, content_type.encode(), headers, b"", tuple(sse_events(exchange.body)))
+        return Reply(exchange.status, b"", content_type, headers, sse_events(exchange.body))
     body = exchange.body.encode()
-    if "json" in content_type and body.strip():
+    if b"json" in content_type and body.strip():
         body = compact_json(exchange.body)  # sent compact, as a server would
-    return _Answer(exchange.status, content_type.encode(), headers, body, None)
+    return Reply(exchange.status, body, content_type, headers)
 
 
 class Replayer:
@@ -69,7 +56,7 @@ class Replayer:
 
     def __init__(self, exchanges: Sequence[Exchange], ignore: frozenset[str] = DEFAULT_IGNORED_FIELDS) -> None:
         self.ignore = ignore
-        self._answers: dict[MatchKey, list[_Answer]] = {}
+        self._answers: dict[MatchKey, list[Reply]] = {}
         self._cursors: dict[MatchKey, int] = {}
         self._pending: dict[MatchKey, int] = {}
         self._groups: dict[tuple[str, str], Group] = {}
@@ -139,7 +126,9 @@ class Replayer:
         with self._lock:
             at = self._cursors.get(key, 0)
             self._cursors[key] = at + 1
-        return answers[min(at, len(answers) - 1)].reply()
+        kept = answers[min(at, len(answers) - 1)]
+        events = list(kept.events) if kept.events is not None else None  # a copy: the app adds headers to it
+        return Reply(kept.status, kept.body, kept.content_type, list(kept.headers), events)
 
     def reset(self) -> None:
         """Rewind every key to its first recording."""
