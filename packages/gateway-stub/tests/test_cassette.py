@@ -22,10 +22,10 @@ from evaljig_gateway import (
     match_key,
     write_cassette,
 )
-from evaljig_gateway._cassette import Secrets, dump_cassette, kept_headers, pretty_json, sse_text
+from evaljig_gateway._cassette import dump_cassette, kept_headers, pretty_json, sse_text
 
 KEY = "sk-live-0123456789abcdefXYZ"
-SECRETS = Secrets({"the upstream key ($UPSTREAM_KEY)": KEY})
+SECRETS = {"the upstream key ($UPSTREAM_KEY)": KEY}
 
 
 def _exchange(content: str = "hi", answer: str = "hello", path: str = "/v1/chat/completions") -> Exchange:
@@ -233,7 +233,7 @@ def test_an_url_encoded_key_is_found() -> None:
     special = "sk+key/with=odd&chars"
     with pytest.raises(CassetteError, match="URL-encoded"):
         write_cassette(Path("/nonexistent/never.yaml"), [_exchange(answer=quote(special, safe=""))],
-                       secrets=Secrets({"k": special}))  # fmt: skip
+                       secrets={"k": special})  # fmt: skip
 
 
 def test_credentials_by_name_in_query_or_body_are_refused(tmp_path: Path) -> None:

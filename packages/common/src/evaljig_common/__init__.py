@@ -14,7 +14,7 @@ from evaljig_common._atomic import (
 from evaljig_common._cli import one_line_errors
 from evaljig_common._contracts import CANONICAL_BASE_URL, SYSTEM_FINGERPRINT
 from evaljig_common._errors import EvaljigError
-from evaljig_common._json import MAX_INT_DIGITS, MAX_JSON_DEPTH, StrictJSONError, loads_strict
+from evaljig_common._json import MAX_INT_DIGITS, MAX_JSON_DEPTH, StrictJSONError, depth_exceeds, loads_strict
 from evaljig_common._lock import exclusive_lock
 from evaljig_common._offline import OFFLINE_ENV
 from evaljig_common._records import RECORD_KEY, valid_text
@@ -34,6 +34,7 @@ __all__ = [
     "StrictJSONError",
     "claim_run",
     "credential_values",
+    "depth_exceeds",
     "exchange_paths",
     "exclusive_lock",
     "explicit_run_id",

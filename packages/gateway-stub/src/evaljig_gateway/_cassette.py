@@ -24,7 +24,7 @@ import math
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
@@ -93,22 +93,20 @@ class Exchange:
         return self.content_type.startswith(SSE_TYPE)
 
 
-@dataclass(frozen=True, slots=True)
-class Secrets:
-    """What must never be written: secret values by a label that names them (never the value) in errors."""
-
-    values: Mapping[str, str] = field(default_factory=dict)
+#: What must never be written: secret values by a label that names them (never the value) in errors.
+Secrets = Mapping[str, str]
 
 
 # --- text forms -----------------------------------------------------------------------------------------------
 
 
 def loads_json(raw: bytes | str) -> Any:
-    """Parse JSON; integers past 64 bits (which orjson refuses) through the standard library."""
+    """Parse JSON; integers past 64 bits and lone surrogates (a canonical body's ``surrogatepass`` bytes), which
+    orjson refuses, through the standard library."""
     try:
         return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return json.loads(raw)  # raises json.JSONDecodeError (a ValueError) on real syntax errors
+    except orjson.JSONDecodeError:  # the standard library raises json.JSONDecodeError (a ValueError) on syntax errors
+        return json.loads(raw.decode("utf-8", "surrogatepass") if isinstance(raw, bytes) else raw)
 
 
 def pretty_json(value: Any) -> str:
@@ -332,7 +330,7 @@ def write_items(
             f"{path}: refusing to write a cassette of {len(data):,} bytes: over the limit of {max_bytes:,} bytes "
             "(--max-cassette-bytes)"
         )
-    scan_secrets(path, data, secrets or Secrets())
+    scan_secrets(path, data, secrets or {})
     write_bytes_atomic(path, data)
     return len(data)
 
@@ -375,7 +373,7 @@ def scan_secrets(path: Path | str, data: bytes, secrets: Secrets) -> None:
     """Refuse ``data`` if any secret value is in it, in any spelling ``evaljig_common.find_secret`` knows (raw,
     JSON- or URL-encoded, base64 at any alignment and wrapped, and split across a streamed answer's deltas).
     The error names the secret (never its value), the spelling and the line."""
-    hit = find_secret(data, secrets.values)
+    hit = find_secret(data, secrets)
     if hit is not None:
         raise CassetteError(
             f"{path}: refusing to write the cassette: {hit.where} holds {hit.label} ({hit.form}); nothing was written"

@@ -15,7 +15,7 @@ import jsonschema  # type: ignore[import-untyped,unused-ignore]
 import referencing.exceptions
 from jsonschema.protocols import Validator  # type: ignore[import-untyped,unused-ignore]
 
-from evaljig_gateway._limits import BudgetExceededError
+from evaljig_gateway._limits import BudgetExceededError, OutputBudget
 from evaljig_gateway._schema_check import (
     _STATE,
     KEYWORD_STEPS,
@@ -189,27 +189,33 @@ def _validator_class(schema: Any) -> type[Any]:
     return extended
 
 
-def first_error(root_validator: Any, state: _State, value: Any, schema: Any) -> NotAnInstanceError | None:
-    """The first reason ``value`` is not an instance of ``schema`` (the root when None), or None."""
-    token = _STATE.set(state)
-    try:
-        validator = root_validator if schema is None else root_validator.evolve(schema=schema)
-        error = next(iter(validator.iter_errors(value)), None)
-    except (BudgetExceededError, UncheckableError):
-        raise
-    except RecursionError:
-        raise UncheckableError("the schema nests too deeply to check the answer against it") from None
-    except referencing.exceptions.Unresolvable as exc:
-        raise UncheckableError(f"a $ref cannot be resolved: {exc}") from None
-    except Exception as exc:  # a schema jsonschema itself chokes on (a string where a number belongs)
-        raise UncheckableError(f"the schema cannot be checked: {type(exc).__name__}: {exc}") from None
-    finally:
-        _STATE.reset(token)
-    if error is None:
-        return None
-    return NotAnInstanceError(error.message, tuple(error.absolute_schema_path))
+class Checker:
+    """``jsonschema`` validation of values against ``root`` (and its subschemas, ``$ref`` resolved from the root)."""
 
+    def __init__(self, root: Any, budget: OutputBudget, drawn: set[tuple[str, str]]) -> None:
+        self._validator = _validator_class(root)(root)
+        self._state = _State(budget, drawn)
 
-def validator_for(root: Any) -> Any:
-    """A validator of ``root`` (its draft, extended as above)."""
-    return _validator_class(root)(root)
+    def first_error(self, value: Any, schema: Any = None) -> NotAnInstanceError | None:
+        """The first reason ``value`` is not an instance of ``schema`` (the root when None), or None.
+
+        :class:`~evaljig_gateway._limits.BudgetExceededError` when checking costs more than is left;
+        :class:`UncheckableError` when it would need a regex on the value or the schema breaks ``jsonschema``.
+        """
+        token = _STATE.set(self._state)
+        try:
+            validator = self._validator if schema is None else self._validator.evolve(schema=schema)
+            error = next(iter(validator.iter_errors(value)), None)
+        except (BudgetExceededError, UncheckableError):
+            raise
+        except RecursionError:
+            raise UncheckableError("the schema nests too deeply to check the answer against it") from None
+        except referencing.exceptions.Unresolvable as exc:
+            raise UncheckableError(f"a $ref cannot be resolved: {exc}") from None
+        except Exception as exc:  # a schema jsonschema itself chokes on (a string where a number belongs)
+            raise UncheckableError(f"the schema cannot be checked: {type(exc).__name__}: {exc}") from None
+        finally:
+            _STATE.reset(token)
+        if error is None:
+            return None
+        return NotAnInstanceError(error.message, tuple(error.absolute_schema_path))

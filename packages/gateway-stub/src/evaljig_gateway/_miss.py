@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from evaljig_common import EvaljigError
+from evaljig_gateway._cassette import loads_json
 from evaljig_gateway._errors import GatewayError
 from evaljig_gateway._journal import Call
 
@@ -78,16 +79,6 @@ def pair_hashes(fields: dict[str, str]) -> frozenset[int]:
     return frozenset(hashes)
 
 
-def parse_canonical(body: bytes) -> Any:
-    """A canonical body (bytes) back to its value; ``None`` for no body."""
-    if not body:
-        return None
-    try:
-        return orjson.loads(body)
-    except orjson.JSONDecodeError:
-        return json.loads(body.decode("utf-8", "surrogatepass"))
-
-
 @dataclass
 class Group:
     """The recordings of one method and path (query left out): what a miss is compared with."""
@@ -116,7 +107,7 @@ def miss(group: Group | None, method: str, target: str, body: bytes) -> GatewayE
     if group is None or not group.bodies:
         nothing = f"Cassette miss: nothing was recorded for {method} {path}"
         return GatewayError(404, f"{nothing} (evaljig gateway replay: no recorded answer for this request).", code=CODE)
-    wanted = flatten(parse_canonical(body)) if body else {}
+    wanted = flatten(loads_json(body)) if body else {}
     wanted_hashes = pair_hashes(wanted) if body else frozenset()
     shared = [0] * len(group.bodies)
     for h in wanted_hashes:
@@ -128,7 +119,7 @@ def miss(group: Group | None, method: str, target: str, body: bytes) -> GatewayE
         score = common / union if union else 1.0
         if score > best_score:
             best, best_score = at, score
-    recorded = flatten(parse_canonical(group.bodies[best])) if group.bodies[best] else {}
+    recorded = flatten(loads_json(group.bodies[best])) if group.bodies[best] else {}
     return GatewayError(404, explain(method, target, group.places[best], recorded, wanted), code=CODE)
 
 

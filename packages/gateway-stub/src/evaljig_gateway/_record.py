@@ -96,7 +96,7 @@ class Recorder:
         values = {f"a client credential #{i + 1}": value for i, value in enumerate(sorted(self._client_credentials))}
         if self._key is not None:
             values[f"the upstream key (${self.api_key_env})"] = self._key
-        return Secrets(values)
+        return values
 
     async def forward(
         self,

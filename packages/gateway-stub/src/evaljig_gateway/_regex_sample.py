@@ -259,7 +259,8 @@ class _Walker:
         """Whether a ``^``/``\\A`` was met: text may not be prepended."""
         self._groups: dict[int, str] = {}
         self._ignore_case = [False]
-        self._allowed: dict[tuple[str, int, bool], list[str]] = {}
+        self._allowed: dict[tuple[str, int, bool], str] = {}
+        """Character pools of negated classes and classes, by node."""
 
     def run(self, parsed: Any) -> str:
         self._ignore_case = [bool(parsed.state.flags & _IGNORECASE)]
@@ -282,16 +283,9 @@ class _Walker:
 
     def _node(self, name: str, av: Any) -> None:
         self._budget.spend_steps(2)
-        if name == "LITERAL":
-            if 0xD800 <= av <= 0xDFFF:
-                raise _DeadEndError  # a lone surrogate: JSON text cannot carry it
-            self._emit(chr(av))
-        elif name == "NOT_LITERAL":
-            self._emit(self._not_in(("literal", av), lambda c: c == chr(av)))
-        elif name == "ANY":
-            self._emit(self._rng.choice(_LETTERS))
-        elif name == "IN":
-            self._emit(self._class(av))
+        if name in _ONE_CHAR:
+            pool = self._pool(name, av)
+            self._emit(pool if len(pool) == 1 else self._rng.choice(pool))
         elif name == "BRANCH":
             self._seq(self._rng.choice(av[1]))
         elif name == "SUBPATTERN":
@@ -324,34 +318,20 @@ class _Walker:
             self._seq(body)
 
     def _pool(self, name: str, av: Any) -> str:
-        """The characters one ``LITERAL``/``NOT_LITERAL``/``ANY``/``IN`` node draws from."""
+        """The characters one ``LITERAL``/``NOT_LITERAL``/``ANY``/``IN`` node draws from (a class's: its
+        members' printable characters, or one character of a range with none)."""
         if name == "LITERAL":
-            if 0xD800 <= av <= 0xDFFF:
-                raise _DeadEndError
-            return chr(av)
+            return _char(av)
         if name == "ANY":
             return _LETTERS
         if name == "NOT_LITERAL":
-            return "".join(self._allowed_chars(("literal", av), lambda c: c == chr(av)))
+            return self._allowed_chars(("literal", av), lambda c: c == chr(av))
         if av and str(av[0][0]) == "NEGATE":
-            return "".join(self._allowed_chars(("class", id(av)), lambda c: _in_class(c, av[1:])))
-        return "".join(sorted({c for item in av for c in self._item_pool(*item)}))
-
-    def _item_pool(self, op: Any, av: Any) -> str:
-        name = str(op)
-        if name == "LITERAL":
-            if 0xD800 <= av <= 0xDFFF:
-                raise _DeadEndError
-            return chr(av)
-        if name == "RANGE":
-            printable = _printable_in(*av)
-            if printable:
-                return printable
-            code = next((c for c in range(av[0], av[1] + 1) if not 0xD800 <= c <= 0xDFFF), None)
-            if code is None:
-                raise _DeadEndError
-            return chr(code)
-        return _CATEGORY_POOLS[str(av)]
+            return self._allowed_chars(("class", id(av)), lambda c: _in_class(c, av[1:]))
+        key = ("in", id(av), False)  # the parse tree outlives the walk: ids stay unique
+        if key not in self._allowed:
+            self._allowed[key] = "".join(sorted({c for item in av for c in _item_pool(*item)}))
+        return self._allowed[key]
 
     def _group(self, av: Any) -> None:
         group, add_flags, del_flags, body = av
@@ -377,45 +357,45 @@ class _Walker:
         elif where in ("AT_END", "AT_END_STRING"):
             self.ended = True
 
-    def _class(self, items: Any) -> str:
-        if items and str(items[0][0]) == "NEGATE":
-            return self._not_in(("class", id(items)), lambda c: _in_class(c, items[1:]))
-        op, av = items[self._rng.randrange(len(items))]
-        name = str(op)
-        if name == "LITERAL":
-            if 0xD800 <= av <= 0xDFFF:
-                raise _DeadEndError
-            return chr(av)
-        if name == "RANGE":
-            low, high = av
-            printable = _printable_in(low, high)
-            if printable:
-                return self._rng.choice(printable)
-            code = self._rng.randint(low, min(high, low + 255))
-            if 0xD800 <= code <= 0xDFFF:
-                raise _DeadEndError
-            return chr(code)
-        return self._rng.choice(_CATEGORY_POOLS[str(av)])
-
-    def _not_in(self, what: tuple[str, int], banned: Callable[[str], bool]) -> str:
-        return self._rng.choice(self._allowed_chars(what, banned))
-
-    def _allowed_chars(self, what: tuple[str, int], banned: Callable[[str], bool]) -> list[str]:
+    def _allowed_chars(self, what: tuple[str, int], banned: Callable[[str], bool]) -> str:
         """A character the class does not hold; under IGNORECASE one with no case, so no other case is banned."""
         key = (*what, self._ignore_case[-1])  # the parse tree outlives the walk: ids stay unique
         cached = self._allowed.get(key)
         if cached is not None:
             return cached
         pool = _CASELESS if self._ignore_case[-1] else _PRINTABLE
-        allowed = [c for c in pool if not banned(c)]
+        allowed = "".join(c for c in pool if not banned(c))
         if not allowed:
-            allowed = [chr(code) for code in range(0x21, 0x7F) if not banned(chr(code))]
+            allowed = "".join(chr(code) for code in range(0x21, 0x7F) if not banned(chr(code)))
             if self._ignore_case[-1]:
-                allowed = [c for c in allowed if c.lower() == c.upper()]
+                allowed = "".join(c for c in allowed if c.lower() == c.upper())
         if not allowed:
             raise _DeadEndError
         self._allowed[key] = allowed
         return allowed
+
+
+def _char(code: int) -> str:
+    if 0xD800 <= code <= 0xDFFF:
+        raise _DeadEndError  # a lone surrogate: JSON text cannot carry it
+    return chr(code)
+
+
+def _item_pool(op: Any, av: Any) -> str:
+    """The characters a class member draws from: a literal, a range's printable ones (or its first character),
+    a category's pool."""
+    name = str(op)
+    if name == "LITERAL":
+        return _char(av)
+    if name == "RANGE":
+        printable = _printable_in(*av)
+        if printable:
+            return printable
+        code = next((c for c in range(av[0], av[1] + 1) if not 0xD800 <= c <= 0xDFFF), None)
+        if code is None:
+            raise _DeadEndError
+        return chr(code)
+    return _CATEGORY_POOLS[str(av)]
 
 
 @functools.lru_cache(maxsize=256)

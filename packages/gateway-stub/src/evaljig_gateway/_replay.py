@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from evaljig_common import MAX_JSON_DEPTH
+from evaljig_common import MAX_JSON_DEPTH, depth_exceeds
 from evaljig_gateway._cassette import (
     DEFAULT_IGNORED_FIELDS,
     Exchange,
@@ -40,41 +39,16 @@ from evaljig_gateway._miss import miss as _miss
 from evaljig_gateway._replies import Reply
 
 
-@dataclass(frozen=True, slots=True)
-class _Answer:
-    status: int
-    content_type: bytes
-    headers: tuple[tuple[bytes, bytes], ...]
-    body: bytes
-    events: tuple[bytes, ...] | None
-
-    def reply(self) -> Reply:
-        events = list(self.events) if self.events is not None else None
-        return Reply(self.status, self.body, self.content_type, list(self.headers), events)
-
-
-def _answer(exchange: Exchange) -> _Answer:
-    content_type = exchange.content_type or "application/json"
-    headers = tuple((n.encode(), v.encode()) for n, v in exchange.headers if n != "content-type")
+def _answer(exchange: Exchange) -> Reply:
+    """The reply ``exchange`` gives, as the gateway sends it; never sent itself (see ``Replayer.answer``)."""
+    content_type = (exchange.content_type or "application/json").encode()
+    headers = [(n.encode(), v.encode()) for n, v in exchange.headers if n != "content-type"]
     if exchange.streamed:
-        return _Answer(exchange.status, content_type.encode(), headers, b"", tuple(sse_events(exchange.body)))
+        return Reply(exchange.status, b"", content_type, headers, sse_events(exchange.body))
     body = exchange.body.encode()
-    if "json" in content_type and body.strip():
+    if b"json" in content_type and body.strip():
         body = compact_json(exchange.body)  # sent compact, as a server would
-    return _Answer(exchange.status, content_type.encode(), headers, body, None)
-
-
-def _nests_deeper(value: Any, limit: int) -> bool:
-    """Whether ``value`` nests lists and objects more than ``limit`` levels (an explicit stack: no recursion)."""
-    stack: list[tuple[Any, int]] = [(value, 1)] if isinstance(value, (dict, list)) else []
-    while stack:
-        item, depth = stack.pop()
-        if depth > limit:
-            return True
-        stack.extend(
-            (c, depth + 1) for c in (item.values() if isinstance(item, dict) else item) if isinstance(c, (dict, list))
-        )
-    return False
+    return Reply(exchange.status, body, content_type, headers)
 
 
 class Replayer:
@@ -82,7 +56,7 @@ class Replayer:
 
     def __init__(self, exchanges: Sequence[Exchange], ignore: frozenset[str] = DEFAULT_IGNORED_FIELDS) -> None:
         self.ignore = ignore
-        self._answers: dict[MatchKey, list[_Answer]] = {}
+        self._answers: dict[MatchKey, list[Reply]] = {}
         self._cursors: dict[MatchKey, int] = {}
         self._pending: dict[MatchKey, int] = {}
         self._groups: dict[tuple[str, str], Group] = {}
@@ -97,7 +71,7 @@ class Replayer:
     def key(self, method: str, path: str, body: Any) -> MatchKey:
         """The match key of a request; a 400 for a body nested deeper than ``MAX_JSON_DEPTH`` (the canonical
         form is computed recursively, and no recorded request nests that deep: the cassette reader refuses it)."""
-        if _nests_deeper(body, MAX_JSON_DEPTH):
+        if depth_exceeds(body, MAX_JSON_DEPTH):
             raise GatewayError(
                 400,
                 f"The request body nests deeper than {MAX_JSON_DEPTH} levels, so it cannot be matched against the "
@@ -152,7 +126,9 @@ class Replayer:
         with self._lock:
             at = self._cursors.get(key, 0)
             self._cursors[key] = at + 1
-        return answers[min(at, len(answers) - 1)].reply()
+        kept = answers[min(at, len(answers) - 1)]
+        events = list(kept.events) if kept.events is not None else None  # a copy: the app adds headers to it
+        return Reply(kept.status, kept.body, kept.content_type, list(kept.headers), events)
 
     def reset(self) -> None:
         """Rewind every key to its first recording."""

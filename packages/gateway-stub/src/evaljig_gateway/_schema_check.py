@@ -1,5 +1,8 @@
 """The final check of a generated schema instance: ``jsonschema``, bounded, with no regex engine on generated text.
 
+This module holds what the generator needs without importing ``jsonschema``; the validator itself,
+:class:`~evaljig_gateway._jsonschema_keywords.Checker`, is imported the first time an answer is checked.
+
 ``jsonschema`` judges what an answer is an instance of, but two of its habits must not reach a
 request: it runs ``re.search`` (a backtracking engine) for ``pattern`` and ``patternProperties``,
 and some schemas make it do exponential work (``oneOf`` inside ``oneOf`` through ``$ref``).
@@ -31,7 +34,7 @@ import orjson
 
 from evaljig_gateway._limits import OutputBudget
 
-__all__ = ["Checker", "NotAnInstanceError", "UncheckableError", "canonical", "check_instance"]
+__all__ = ["NotAnInstanceError", "UncheckableError", "canonical"]
 
 #: Steps one keyword application costs (``jsonschema`` spends microseconds on each, the generator's steps less).
 KEYWORD_STEPS = 5
@@ -58,32 +61,6 @@ class _State:
 
 
 _STATE: ContextVar[_State] = ContextVar("evaljig_gateway_schema_check")
-
-
-class Checker:
-    """``jsonschema`` validation of values against ``root`` (and its subschemas, ``$ref`` resolved from the root)."""
-
-    def __init__(self, root: Any, budget: OutputBudget, drawn: set[tuple[str, str]]) -> None:
-        from evaljig_gateway import _jsonschema_keywords
-
-        self._keywords = _jsonschema_keywords
-        self._validator = _jsonschema_keywords.validator_for(root)
-        self._state = _State(budget, drawn)
-
-    def first_error(self, value: Any, schema: Any = None) -> NotAnInstanceError | None:
-        """The first reason ``value`` is not an instance of ``schema`` (the root when None), or None.
-
-        :class:`~evaljig_gateway._limits.BudgetExceededError` when checking costs more than is left;
-        :class:`UncheckableError` when it would need a regex on the value or the schema breaks ``jsonschema``.
-        """
-        return self._keywords.first_error(self._validator, self._state, value, schema)
-
-
-def check_instance(schema: Any, value: Any, drawn: set[tuple[str, str]], budget: OutputBudget) -> None:
-    """Raise :class:`NotAnInstanceError` when ``value`` is not an instance of ``schema`` (see :class:`Checker`)."""
-    error = Checker(schema, budget, drawn).first_error(value)
-    if error is not None:
-        raise error
 
 
 def canonical(value: Any) -> bytes:

@@ -40,7 +40,7 @@ import math
 import random
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 import orjson
@@ -48,7 +48,10 @@ import orjson
 from evaljig_gateway import _content, _regex_sample
 from evaljig_gateway._errors import invalid
 from evaljig_gateway._limits import BudgetExceededError, OutputBudget
-from evaljig_gateway._schema_check import Checker, NotAnInstanceError, UncheckableError, canonical, check_instance
+from evaljig_gateway._schema_check import NotAnInstanceError, UncheckableError, canonical
+
+if TYPE_CHECKING:
+    from evaljig_gateway._jsonschema_keywords import Checker
 
 __all__ = ["MAX_REF_REPEATS", "SchemaInstanceError", "instance_for", "instance_json"]
 
@@ -101,7 +104,9 @@ def instance_for(schema: Mapping[str, Any] | bool, *, seed: str, budget: OutputB
     except UncheckableError as exc:
         raise SchemaInstanceError(f"{generator.where}: {exc}") from None
     try:
-        check_instance(schema, value, generator.drawn, budget)
+        error = generator.checker.first_error(value)
+        if error is not None:
+            raise error
     except BudgetExceededError as exc:
         raise SchemaInstanceError(f"#: checking the answer against the schema: {exc}") from None
     except UncheckableError as exc:
@@ -129,9 +134,6 @@ def _rng(seed: str) -> random.Random:
     return random.Random(int.from_bytes(hashlib.sha256(seed.encode()).digest()[:8], "big"))
 
 
-_canonical = canonical  # equal for values JSON Schema calls equal (1 and 1.0)
-
-
 class _Generator:
     def __init__(self, root: Mapping[str, Any] | bool, seed: str, budget: OutputBudget) -> None:
         self._root = root
@@ -145,12 +147,19 @@ class _Generator:
         self._checker: Checker | None = None
         self._patterns: dict[str, Any] = {}
 
+    @property
+    def checker(self) -> Checker:
+        """``jsonschema``'s validator of the root, bounded and regex-free, made (and imported) when first needed."""
+        if self._checker is None:
+            from evaljig_gateway._jsonschema_keywords import Checker
+
+            self._checker = Checker(self._root, self._budget, self.drawn)
+        return self._checker
+
     def _fits(self, value: Any, schema: Mapping[str, Any]) -> bool:
         """Whether ``value`` is an instance of ``schema`` (a subschema; ``$ref`` resolved from the root)."""
         self._budget.spend_steps(VALUE_STEPS)  # a validator set up and run, whatever the schema
-        if self._checker is None:
-            self._checker = Checker(self._root, self._budget, self.drawn)
-        return self._checker.first_error(value, dict(schema)) is None
+        return self.checker.first_error(value, dict(schema)) is None
 
     def _const(self, schema: Mapping[str, Any], where: str) -> Any:
         value = schema["const"]
@@ -406,7 +415,7 @@ class _Generator:
                 sub = {"allOf": [sub, contains]} if sub is not True else contains
             for _attempt in range(16):
                 item = self.value(sub, f"{where}/{'prefixItems' if i < len(prefix) else 'items'}/{i}", depth + 1)
-                key = _canonical(item)
+                key = canonical(item)
                 if not unique or key not in seen:
                     break
             else:
@@ -517,7 +526,7 @@ def _constrains(key: str) -> bool:
 
 def _merge_into(out: dict[str, Any], member: Mapping[str, Any], where: str) -> None:
     for key, value in member.items():
-        if key == "const" and key in out and _canonical(out[key]) != _canonical(value):
+        if key == "const" and key in out and canonical(out[key]) != canonical(value):
             raise SchemaInstanceError(
                 f"{where}/allOf: its members ask for different constants, {_shown(out[key])} and {_shown(value)}"
             )
@@ -541,8 +550,8 @@ def _merge_into(out: dict[str, Any], member: Mapping[str, Any], where: str) -> N
         elif key in _UPPER_BOUNDS and _is_number(value) and _is_number(out[key]):
             out[key] = min(out[key], value)
         elif key == "enum" and isinstance(value, list) and isinstance(out[key], list):
-            theirs_keys = {_canonical(v) for v in value}
-            out[key] = [v for v in out[key] if _canonical(v) in theirs_keys]
+            theirs_keys = {canonical(v) for v in value}
+            out[key] = [v for v in out[key] if canonical(v) in theirs_keys]
             if not out[key]:
                 raise SchemaInstanceError(f"{where}/allOf: its members' enums have no value in common")
         elif key in ("anyOf", "oneOf"):

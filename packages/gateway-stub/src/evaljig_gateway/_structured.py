@@ -106,19 +106,11 @@ def prompted_schema(messages: Iterable[Mapping[str, Any]], text_of: Any) -> Mapp
     return found
 
 
-def json_content(
-    fmt: JsonFormat,
-    known: str | None,
-    text: str,
-    seed: str,
-    param: str = _PARAM,
-    budget: OutputBudget | None = None,
-) -> str:
+def json_content(fmt: JsonFormat, known: str | None, text: str, seed: str, *, budget: OutputBudget) -> str:
     """The JSON text to answer: the keyed JSON if any, else an instance (or ``{"answer": text}``).
 
-    ``budget`` is the request's (shared by its choices); a fresh one at the default limits when None.
+    ``budget`` is the request's (shared by its choices).
     """
-    budget = budget if budget is not None else OutputBudget.of()
     keyed = _parsed(known)
     if fmt.schema is None and fmt.prompted is not None and not isinstance(keyed, dict):
         try:
@@ -131,7 +123,7 @@ def json_content(
         return orjson.dumps({"answer": known if known is not None else text}).decode()
     if keyed is not _NOT_JSON:
         return str(known)
-    return instance_json(fmt.schema, seed=seed, budget=budget, param=f"{param}.json_schema.schema")
+    return instance_json(fmt.schema, seed=seed, budget=budget, param=f"{_PARAM}.json_schema.schema")
 
 
 _NOT_JSON = object()

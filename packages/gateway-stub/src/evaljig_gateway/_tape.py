@@ -178,35 +178,27 @@ def open_tape(options: Replay | Record | None) -> Tape | None:
     """Check the options, load the cassette to replay; None for a plain (synthetic) gateway."""
     if options is None:
         return None
-    replay, record = (options.path, None) if isinstance(options, Replay) else (None, options.path)
-    on_miss = options.on_miss if isinstance(options, Replay) else "error"
-    upstream, api_key_env, max_cassette_bytes = options.upstream, options.api_key_env, options.max_cassette_bytes
-    tape_of(
-        replay=replay,
-        record=record,
+    replaying = isinstance(options, Replay)
+    path, upstream, max_bytes = options.path, options.upstream, options.max_cassette_bytes
+    tape_of(  # the same checks as the ``serve`` flags
+        replay=path if replaying else None,
+        record=None if replaying else path,
         upstream=upstream,
-        api_key_env=api_key_env,
-        on_miss=on_miss,
+        api_key_env=options.api_key_env,
+        on_miss=options.on_miss if isinstance(options, Replay) else "error",
         ignore_fields=options.ignore_fields,
-        max_cassette_bytes=max_cassette_bytes,
+        max_cassette_bytes=max_bytes,
     )
     ignore = frozenset(options.ignore_fields) if options.ignore_fields is not None else DEFAULT_IGNORED_FIELDS
     recorder = (
-        Recorder(upstream, api_key_env=api_key_env, max_answer_bytes=max_cassette_bytes)
-        if upstream is not None
-        else None
+        None if upstream is None else Recorder(upstream, api_key_env=options.api_key_env, max_answer_bytes=max_bytes)
     )
-    if record is not None:
-        check_writable(record)
-        return Tape(record, None, recorder, max_cassette_bytes, ignore, identity=_identity(record))
-    if replay is None:
-        return None
+    if not replaying:
+        check_writable(path)
+        return Tape(path, None, recorder, max_bytes, ignore, identity=_identity(path))
     if recorder is None:  # replay only: the exchanges go into the replayer and nothing else keeps them
-        return Tape(
-            replay, Replayer(load_cassette(replay, max_cassette_bytes), ignore), None, max_cassette_bytes, ignore
-        )
-    check_writable(replay)
-    identity = _identity(replay)
-    base = read_items(replay, max_cassette_bytes)
-    replayer = Replayer([e for e, _ in base], ignore)
-    return Tape(replay, replayer, recorder, max_cassette_bytes, ignore, base, identity)
+        return Tape(path, Replayer(load_cassette(path, max_bytes), ignore), None, max_bytes, ignore)
+    check_writable(path)
+    identity = _identity(path)
+    base = read_items(path, max_bytes)
+    return Tape(path, Replayer([e for e, _ in base], ignore), recorder, max_bytes, ignore, base, identity)

@@ -61,20 +61,22 @@ def check_ids(value: object, param: str) -> list[int]:
 def decode_pieces(ids: list[int]) -> list[str]:
     """One text piece per id; they join to the decoded text (invalid UTF-8 becomes U+FFFD)."""
     vocabulary = vocabulary_bytes()
-    chunks = [_id_bytes(token, vocabulary) for token in ids]
-    try:  # the common case: every id is whole UTF-8 on its own
+    return pieces_of([_id_bytes(token, vocabulary) for token in ids])
+
+
+def pieces_of(chunks: list[bytes]) -> list[str]:
+    """One text piece per chunk of bytes, joining to their decoded text (invalid UTF-8 becomes U+FFFD): a
+    character split across chunks goes to the chunk holding its first byte (the rest's piece is then empty)."""
+    try:  # the common case: every chunk is whole UTF-8 on its own
         return [chunk.decode("utf-8") for chunk in chunks]
     except UnicodeDecodeError:
         pass
-    owner: list[int] = []  # for each byte of the joined text, the index of the id it came from
-    for index, chunk in enumerate(chunks):
-        owner.extend([index] * len(chunk))
+    owner = [index for index, chunk in enumerate(chunks) for _ in chunk]  # per byte, the chunk it came from
     data = b"".join(chunks)
-    pieces = [""] * len(ids)
-    at = 0
-    # decode character by character from each start byte, so a character goes to the id holding its first byte
+    pieces = [""] * len(chunks)
     text = data.decode("utf-8", errors="replace")
     if text.encode() == data:  # valid UTF-8: byte offsets of character starts are exact
+        at = 0
         for char in text:
             pieces[owner[at]] += char
             at += len(char.encode())

@@ -24,8 +24,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
+from itertools import chain
 
-from evaljig_gateway._token_ids import vocabulary_bytes
+from evaljig_gateway._token_ids import pieces_of, vocabulary_bytes
 
 #: r50k's pattern: contractions, letters, digits, other symbols (each with one optional space before),
 #: then whitespace (a run keeps its last space for the word after it).
@@ -59,19 +60,25 @@ def _ranks() -> dict[bytes, int]:
     return {piece: rank for rank, piece in enumerate(vocabulary_bytes())}
 
 
-#: Pre-tokens already merged (most words of a text recur); emptied when it reaches ``CACHE_SIZE``.
-_CACHE: dict[str, tuple[str, ...]] = {}
 CACHE_SIZE = 1 << 16
 
 
-def _merge(word: str) -> tuple[str, ...]:
-    """One pre-token as GPT-2 tokens (text pieces joining back to ``word``)."""
-    found = _CACHE.get(word)
-    if found is None:
-        if len(_CACHE) >= CACHE_SIZE:
-            _CACHE.clear()
-        found = _CACHE[word] = _bpe(word)
-    return found
+class _Merged(dict[str, tuple[str, ...]]):
+    """Pre-tokens as GPT-2 tokens (text pieces joining back to the word), kept once merged (most words of a
+    text recur; emptied when it reaches ``CACHE_SIZE``). A run longer than ``LONG_WORD`` is cut one character
+    per token and not kept. A lookup of a kept word is a dict hit in C: counting a text (``usage``, the hot
+    path of every request) is two ``map`` calls over its pre-tokens."""
+
+    def __missing__(self, word: str) -> tuple[str, ...]:
+        if len(word) > LONG_WORD:
+            return tuple(word)
+        if len(self) >= CACHE_SIZE:
+            self.clear()
+        found = self[word] = _bpe(word)
+        return found
+
+
+_MERGED = _Merged()
 
 
 def _bpe(word: str) -> tuple[str, ...]:
@@ -93,23 +100,7 @@ def _bpe(word: str) -> tuple[str, ...]:
             pair[best - 1] = ranks.get(parts[best - 1] + parts[best], missing)
         if best < len(pair):
             pair[best] = ranks.get(parts[best] + parts[best + 1], missing)
-    return _as_text(parts)
-
-
-def _as_text(parts: list[bytes]) -> tuple[str, ...]:
-    """The parts as text; a character split across parts goes to the part holding its first byte
-    (the part holding only the rest of it is then empty), as ``_token_ids.decode_pieces`` cuts ids."""
-    try:
-        return tuple(part.decode() for part in parts)
-    except UnicodeDecodeError:
-        pass
-    owner = [index for index, part in enumerate(parts) for _ in part]
-    pieces = [""] * len(parts)
-    at = 0
-    for char in b"".join(parts).decode():  # a pre-token is whole characters: valid UTF-8
-        pieces[owner[at]] += char
-        at += len(char.encode())
-    return tuple(pieces)
+    return tuple(pieces_of(parts))  # a character split across parts goes to the part holding its first byte
 
 
 def _pre(text: str) -> re.Pattern[str]:
@@ -117,20 +108,11 @@ def _pre(text: str) -> re.Pattern[str]:
 
 
 def _pieces_between(text: str, start: int, end: int) -> list[str]:
-    out: list[str] = []
-    for word in _pre(text).findall(text, start, end):
-        out += _merge(word) if len(word) <= LONG_WORD else word
-    return out
+    return list(chain.from_iterable(map(_MERGED.__getitem__, _pre(text).findall(text, start, end))))
 
 
 def _count_between(text: str, start: int, end: int, pre: re.Pattern[str]) -> int:
-    return sum(map(_word_tokens, pre.findall(text, start, end)))
-
-
-@functools.lru_cache(maxsize=CACHE_SIZE)
-def _word_tokens(word: str) -> int:
-    """Tokens in one pre-token, cached (a count is the hot path of every request: ``usage``)."""
-    return len(_merge(word)) if len(word) <= LONG_WORD else len(word)
+    return sum(map(len, map(_MERGED.__getitem__, pre.findall(text, start, end))))
 
 
 def _steps(text: str) -> Iterator[tuple[int, int]]:

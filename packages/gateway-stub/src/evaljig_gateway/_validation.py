@@ -135,23 +135,3 @@ def _check_schema(schema: dict[str, Any], where: str, depth: int) -> None:
         if not isinstance(items, dict):
             raise invalid(f"{where}.items", "must be a JSON Schema object")
         _check_schema(items, f"{where}.items", depth + 1)
-
-
-def tool_choice_of(body: dict[str, Any], tools: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The tool to call, or None to answer with text."""
-    choice = body.get("tool_choice")
-    if not tools:
-        if choice not in (None, "none"):
-            raise invalid("tool_choice", "is only allowed when 'tools' are specified")
-        return None
-    if choice is None or choice in ("auto", "required"):
-        return dict(tools[0]["function"])
-    if choice == "none":
-        return None
-    if isinstance(choice, dict) and isinstance(choice.get("function"), dict):
-        wanted = choice["function"].get("name")
-        for tool in tools:
-            if tool["function"]["name"] == wanted:
-                return dict(tool["function"])
-        raise invalid("tool_choice", f"names a function that is not in 'tools': {wanted!r}")
-    raise invalid("tool_choice", "must be 'none', 'auto', 'required' or a function choice object")
