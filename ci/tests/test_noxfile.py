@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+import runpy
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,3 +31,22 @@ def test_importing_the_noxfile_has_no_side_effects() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("] ")[1].strip() == "3.11", "the default session Python is the oldest classifier"
     assert done.stdout.startswith("['3.11', '3.12', '3.13']")
+
+
+def test_every_session_that_starts_python_processes_lets_them_write_bytecode() -> None:
+    """With PYTHONDONTWRITEBYTECODE set, pytest re-rewrites every plugin and test module in each process."""
+    from nox.command import _clean_env
+
+    namespace = runpy.run_path(str(ROOT / "noxfile.py"))
+    session = types.SimpleNamespace(env={"PYTHONDONTWRITEBYTECODE": "1"})
+    namespace["writes_bytecode"](session)
+    assert "PYTHONDONTWRITEBYTECODE" not in (_clean_env({"PYTHONDONTWRITEBYTECODE": "1", **session.env}) or {})
+    tree = ast.parse((ROOT / "noxfile.py").read_text(encoding="utf-8"))
+    calling = {
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+        and any(isinstance(n, ast.Name) and n.id == "writes_bytecode" for n in ast.walk(node))
+        and node.name != "writes_bytecode"
+    }
+    assert calling >= {"tests", "snapshots", "bench", "package", "lighteval", "regen", "adoption", "clients"}
