@@ -4,7 +4,8 @@ Every run gets a fresh working directory holding lighteval's sample cache (``cac
 litellm's disk cache (``.litellm_cache``), ``HF_HOME`` and the output folder: both caches
 silently serve stale (even empty) answers when shared. lighteval never fails on API errors;
 the runners read its own log lines and raise :class:`RetryBudgetExhausted` (``check=True``)
-when any request ended empty after the retry budget.
+when any request ended empty after the retry budget, and its details and raise
+:class:`EmptyAnswers` when answers came back empty with a 200 (lighteval scores both 0).
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ from pathlib import Path
 from typing import Literal, NamedTuple, TypeVar
 
 from evaljig_config._config_renderer import LightEvalConfigRenderer
-from evaljig_config._errors import ConfigError, RetryBudgetExhausted
+from evaljig_config._errors import ConfigError, EmptyAnswers, RetryBudgetExhausted
 from evaljig_config._lighteval_import import import_lighteval_module
 from evaljig_config._lighteval_setup import lighteval_run_env as run_env
 from evaljig_config._lighteval_setup import prepare_lighteval, prepare_run_dir
 from evaljig_config._process_group import run_in_group, signals_deferred
+from evaljig_config._run_details import read_answer_counts
 from evaljig_config._run_result import (
     LightEvalRun,
     api_messages,
@@ -57,6 +59,7 @@ def _result(
     """What lighteval wrote and logged, read the same way for both paths."""
     messages = api_messages(log)
     empty, attempts, last_error = budget_summary(messages)
+    counts = read_answer_counts(run_dir / "out")
     return LightEvalRun(
         path=path,
         run_dir=run_dir,
@@ -68,6 +71,9 @@ def _result(
         last_error=last_error,
         returncode=returncode,
         messages=messages,
+        answers=None if counts is None else counts.answers,
+        empty_answers=None if counts is None else counts.empty,
+        reasoning_only=None if counts is None else counts.reasoning_only,
     )
 
 
@@ -78,6 +84,8 @@ def _finish(run: LightEvalRun, model: str, check: bool) -> LightEvalRun:
             attempts=run.attempts_per_request or 0,
             last_error=f"{run.empty_requests} request(s) ended empty; last error: {run.last_error}",
         )
+    if check and run.empty_after_success:
+        raise EmptyAnswers(model, run.empty_after_success, run.answers or 0, run.reasoning_only or 0)
     return run
 
 
