@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaljig_gateway import Behaviour, behaviour_for, behaviour_table_markdown
+from evaljig_gateway import Behaviour, base_model, behaviour_for, behaviour_table_markdown
 from evaljig_gateway._behaviours import ALWAYS
 
 
@@ -20,12 +20,35 @@ from evaljig_gateway._behaviours import ALWAYS
         ("stall", Behaviour(stall=True)),
         ("malformed", Behaviour(malformed=True)),
         ("bad-request", Behaviour(bad_request=True)),
+        ("gpt-Reasoning", Behaviour(reasoning=True)),
+        ("THINK-EMPTY-qwen", Behaviour(think_empty=True)),
+        ("fail-once-length", Behaviour(fail_first=1, length=True)),
+        ("context-4096-tpm-500", Behaviour(context_tokens=4096, tokens_per_window=500)),
+        ("cut-3-drop-4-garble-5", Behaviour(cut_after=3, drop_after=4, garble_at=5)),
+        ("bad-tool-args_unknown-tool", Behaviour(bad_tool_args=True, unknown_tool=True)),
+        ("lengthy-reasoningx-context", Behaviour()),  # new tokens stand on their own too
         ("nofail-1", Behaviour()),  # the token must stand on its own
         ("fail-12x", Behaviour()),
     ],
 )
 def test_model_names_map_to_behaviours(model: str, expected: Behaviour) -> None:
     assert behaviour_for(model) == expected
+
+
+@pytest.mark.parametrize(
+    ("model", "base"),
+    [
+        ("gpt-4o-mini-reasoning", "gpt-4o-mini"),
+        ("Think-Empty-qwen3", "qwen3"),
+        ("gpt-length-cut-3", "gpt"),
+        ("gpt-stall-slow-5", "gpt"),
+        ("drop-2.gpt.garble-1", "gpt"),
+        ("context-4096-gpt-tpm-100", "gpt"),
+        ("bad-tool-args-gpt-unknown-tool", "gpt"),
+    ],
+)
+def test_base_model_drops_the_new_tokens(model: str, base: str) -> None:
+    assert base_model(model) == base
 
 
 def test_failure_schedule() -> None:

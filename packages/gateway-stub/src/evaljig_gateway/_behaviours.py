@@ -4,6 +4,12 @@ A test picks a behaviour by naming the model, so no configuration travels with a
 ``openai/fail-once-gpt`` fails its first call, ``openai/gpt`` always succeeds. Tokens are
 matched case-insensitively anywhere in the name and may be combined
 (``fail-2-rate-limit`` answers 429 twice, then succeeds).
+
+Three kinds of behaviour, applied in three places: the content ones (``reasoning``, ``think-empty``,
+``length``, ``bad-tool-args``, ``unknown-tool``, ``context-<N>``) by each endpoint's handler, which
+knows its reply's shape; the status ones (failures, ``rate-limit``, ``tpm-<N>``, ``stall``...) by
+the app around the handler; the transport ones (``cut-<N>``, ``drop-<N>``, ``garble-<N>``) on the
+reply's bytes as they are sent (``_faults``).
 """
 
 from __future__ import annotations
@@ -27,16 +33,38 @@ BEHAVIOUR_TABLE: tuple[tuple[str, str], ...] = (
     ("stall", "never answers: holds the request until the client gives up"),
     ("malformed", "200 with a truncated, unparsable JSON body"),
     ("bad-request", "400 invalid_request_error on every call"),
+    (
+        "reasoning",
+        "reasoning before the answer: chat message.reasoning_content and .reasoning (streamed first), a Responses "
+        "reasoning item with a summary; usage counts reasoning_tokens (legacy completions: text unchanged)",
+    ),
+    (
+        "think-empty",
+        'all reasoning, no answer: chat content "" (not null), Responses output_text "", completions text ""',
+    ),
+    (
+        "length",
+        "the answer cut to half its tokens with finish_reason length (Responses: status incomplete, "
+        "incomplete_details.reason max_output_tokens)",
+    ),
+    ("bad-tool-args", "a tool call's arguments are a string that is not JSON"),
+    ("unknown-tool", "a tool call names a tool that was not offered (evaljig_unknown_tool)"),
 )
 
 _FAIL_N = re.compile(r"(?<![a-z0-9])fail-(\d+)(?![a-z0-9])")
 #: Every behaviour token as a whole word, with a separator on either side (``base_model`` removes them).
 _TOKEN = re.compile(
-    r"([-_.]?)(?<![a-z0-9])(?:fail-once|fail-\d+|always-fail|rate-limit|slow-\d+|stall|malformed|bad-request)"
+    r"([-_.]?)(?<![a-z0-9])(?:fail-once|fail-\d+|always-fail|rate-limit|slow-\d+|stall|malformed|bad-request"
+    r"|reasoning|think-empty|length|cut-\d+|drop-\d+|garble-\d+|context-\d+|tpm-\d+|bad-tool-args|unknown-tool)"
     r"(?![a-z0-9])([-_.]?)",
     re.IGNORECASE,
 )
 _SLOW = re.compile(r"(?<![a-z0-9])slow-(\d+)(?![a-z0-9])")
+_WORDS = ("reasoning", "think-empty", "length", "bad-tool-args", "unknown-tool")
+_WORD = {word: re.compile(rf"(?<![a-z0-9]){word}(?![a-z0-9])") for word in _WORDS}
+_NUMBERED = {
+    word: re.compile(rf"(?<![a-z0-9]){word}-(\d+)(?![a-z0-9])") for word in ("cut", "drop", "garble", "context", "tpm")
+}
 
 ALWAYS = -1
 
@@ -52,6 +80,29 @@ class Behaviour:
     stall: bool = False
     malformed: bool = False
     bad_request: bool = False
+    reasoning: bool = False
+    """Reasoning before the answer (``reasoning``)."""
+    think_empty: bool = False
+    """Reasoning and no answer (``think-empty``)."""
+    length: bool = False
+    """The answer cut short with ``finish_reason: "length"``."""
+    cut_after: int | None = None
+    """``cut-<N>``: the reply ends cleanly after N chunks (bytes when not streamed)."""
+    drop_after: int | None = None
+    """``drop-<N>``: the connection is closed after N chunks (bytes when not streamed)."""
+    garble_at: int | None = None
+    """``garble-<N>``: chunk N (1-based; byte N when not streamed) is not JSON."""
+    context_tokens: int | None = None
+    """``context-<N>``: prompts over N tokens answer 400 ``context_length_exceeded``."""
+    tokens_per_window: int | None = None
+    """``tpm-<N>``: 429 once N tokens are spent in the current window."""
+    bad_tool_args: bool = False
+    unknown_tool: bool = False
+
+    @property
+    def reshapes_stream(self) -> bool:
+        """Whether the reply's bytes are cut, dropped or garbled on the way out."""
+        return self.cut_after is not None or self.drop_after is not None or self.garble_at is not None
 
     def failure_status_for(self, attempt: int) -> int | None:
         """The error status for the ``attempt``-th call (1-based), or None to succeed.
@@ -79,6 +130,7 @@ def behaviour_for(model: str) -> Behaviour:
     if rate_limited and fail_first == 0:
         fail_first = ALWAYS
     slow = _SLOW.search(name)
+    numbers = {word: int(m.group(1)) if (m := rx.search(name)) else None for word, rx in _NUMBERED.items()}
     return Behaviour(
         fail_first=fail_first,
         failure_status=429 if rate_limited else 500,
@@ -86,6 +138,16 @@ def behaviour_for(model: str) -> Behaviour:
         stall="stall" in name,
         malformed="malformed" in name,
         bad_request="bad-request" in name,
+        reasoning=bool(_WORD["reasoning"].search(name)),
+        think_empty=bool(_WORD["think-empty"].search(name)),
+        length=bool(_WORD["length"].search(name)),
+        cut_after=numbers["cut"],
+        drop_after=numbers["drop"],
+        garble_at=numbers["garble"],
+        context_tokens=numbers["context"],
+        tokens_per_window=numbers["tpm"],
+        bad_tool_args=bool(_WORD["bad-tool-args"].search(name)),
+        unknown_tool=bool(_WORD["unknown-tool"].search(name)),
     )
 
 
@@ -96,7 +158,9 @@ def base_model(model: str) -> str:
     ``fail-once-gpt-4o-mini`` and ``gpt-4o-mini-slow-50`` are ``gpt-4o-mini``, so a replaying gateway
     answers them with ``gpt-4o-mini``'s recording, wrapped in their behaviour.
     """
-    return _TOKEN.sub(_keep_one_separator, model)
+    base, removed = _TOKEN.subn(_keep_one_separator, model)
+    # two tokens in a row at the end leave the first one's separator (``gpt-stall-slow-5``: ``gpt-``)
+    return base.rstrip("-_.") if removed else base
 
 
 def _keep_one_separator(match: re.Match[str]) -> str:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from evaljig_common import SYSTEM_FINGERPRINT
-from evaljig_gateway import _assistant, _content, _logprobs, _structured, _tool_choice, _validation
+from evaljig_gateway import _assistant, _content, _logprobs, _shaping, _structured, _tool_choice, _validation
+from evaljig_gateway._behaviours import Behaviour, behaviour_for
 from evaljig_gateway._errors import invalid
 from evaljig_gateway._limits import OutputBudget
 from evaljig_gateway._replies import Reply, json_reply, sse_reply
@@ -47,6 +48,8 @@ def handle(req: Request) -> Reply:
     prompt = "\n".join(_content.message_text(m.get("content")) for m in messages)
     check_prompt(req, len(prompt), "messages")
     prompt_tokens = _content.count_tokens(prompt)
+    behaviour = behaviour_for(req.model)
+    _shaping.check_context(behaviour, prompt_tokens, "chat")
     known = req.answers.lookup(prompt)
     turn = req.answers.turn_for(messages)  # a scripted turn overrides tool choice and format
     to_call = _tool_choice.calls_for(policy, messages) if turn is None else []
@@ -60,13 +63,18 @@ def handle(req: Request) -> Reply:
         "system_fingerprint": SYSTEM_FINGERPRINT,
     }
     choices: list[dict[str, Any]] = []
-    completion_tokens = 0
+    completion_tokens = reasoning_tokens = 0
     budget = OutputBudget.of(req.limits)  # generated JSON (instances, tool arguments): all choices share it
     for index in range(n):
         calls = _assistant.scripted_calls(turn) if turn else _assistant.generated_calls(to_call, seed, index, budget)
         if calls:
+            calls = _broken_calls(behaviour, calls, [tool.name for tool in policy.allowed])
             message, finish = _assistant.call_message(calls, digest, index, legacy=policy.legacy)
             completion_tokens += sum(_content.count_tokens(c.payload) for c in calls)
+            if behaviour.reasoning or behaviour.think_empty:
+                thought = _shaping.reasoning_text(prompt)
+                message = _with_reasoning(message, thought)
+                reasoning_tokens += _content.count_tokens(thought)
             choices.append({"index": index, "message": message, "logprobs": None, "finish_reason": finish})
             continue
         if turn is not None and turn.content is not None:
@@ -77,19 +85,51 @@ def handle(req: Request) -> Reply:
         else:
             raw = answer(known, prompt, index)
         text, finish = _content.truncate(raw, max_tokens, stop)
+        shaped = _shaping.shaped(behaviour, prompt, text, finish)
+        text, finish = shaped.text, shaped.finish
         completion_tokens += _content.count_tokens(text)
+        reasoning_tokens += shaped.reasoning_tokens
         logprobs = None
         if want_logprobs:
             keyed = _logprobs.KeyedText(prompt, req.answers.items()) if len(req.answers) else None
             content = _logprobs.chat_logprobs(prompt, _content.pieces(text), top or 0, keyed)
             logprobs = {"content": content, "refusal": None}
         message = {"role": "assistant", "content": text, "refusal": None, "annotations": []}
+        if shaped.reasoning is not None:
+            message = _with_reasoning(message, shaped.reasoning)
         choices.append({"index": index, "message": message, "logprobs": logprobs, "finish_reason": finish})
 
-    usage = usage_of(prompt_tokens, completion_tokens)
+    usage = usage_of(prompt_tokens, completion_tokens + reasoning_tokens, reasoning_tokens)
+    tokens = usage["total_tokens"]
     if not stream:
-        return json_reply({**head, "choices": choices, "usage": usage, "service_tier": "default"})
-    return sse_reply(_chat_chunks(head, choices, usage if include_usage else None))
+        return json_reply({**head, "choices": choices, "usage": usage, "service_tier": "default"}, tokens=tokens)
+    return sse_reply(_chat_chunks(head, choices, usage if include_usage else None), tokens=tokens)
+
+
+def _with_reasoning(message: dict[str, Any], reasoning: str) -> dict[str, Any]:
+    """``message`` with its reasoning in both fields servers use: ``reasoning_content`` (DeepSeek, vLLM before
+    0.10, what litellm reads first) and ``reasoning`` (vLLM since, Groq, Cerebras, OpenRouter)."""
+    return {
+        "role": message["role"],
+        "content": message["content"],
+        "reasoning_content": reasoning,
+        "reasoning": reasoning,
+        **{k: v for k, v in message.items() if k not in ("role", "content")},
+    }
+
+
+def _broken_calls(behaviour: Behaviour, calls: list[_assistant.Call], offered: list[str]) -> list[_assistant.Call]:
+    """``calls`` as ``unknown-tool`` and ``bad-tool-args`` break them (a custom tool's free text is left alone)."""
+    if not (behaviour.unknown_tool or behaviour.bad_tool_args):
+        return calls
+    return [
+        _assistant.Call(
+            c.kind,
+            _shaping.tool_name(behaviour, c.name, offered),
+            _shaping.tool_arguments(behaviour, c.payload) if c.kind == "function" else c.payload,
+        )
+        for c in calls
+    ]
 
 
 def _chat_chunks(
@@ -102,6 +142,9 @@ def _chat_chunks(
     for choice in choices:
         index, message = choice["index"], choice["message"]
         deltas: list[tuple[dict[str, Any], Any]] = [({"role": "assistant", "content": ""}, None)]
+        reasoning = message.get("reasoning_content")
+        if reasoning:  # thinking streams first, as vLLM and DeepSeek send it
+            deltas.extend(({"reasoning_content": p, "reasoning": p}, None) for p in _content.pieces(reasoning))
         if message.get("tool_calls") or message.get("function_call"):
             deltas.extend((delta, None) for delta in _assistant.call_deltas(message))
         else:

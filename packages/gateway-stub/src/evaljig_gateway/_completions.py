@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaljig_common import SYSTEM_FINGERPRINT
-from evaljig_gateway import _content, _logprobs, _token_ids, _validation
+from evaljig_gateway import _content, _logprobs, _shaping, _token_ids, _validation
+from evaljig_gateway._behaviours import behaviour_for
 from evaljig_gateway._errors import invalid, missing
 from evaljig_gateway._limits import check_echo, check_product
 from evaljig_gateway._replies import Reply, json_reply, sse_reply
@@ -106,18 +107,22 @@ def handle(req: Request) -> Reply:
     }
     choices: list[dict[str, Any]] = []
     cache: dict[tuple[str, str], float] = {}  # plain-model values, shared by prompts with a common context
-    prompt_tokens = completion_tokens = 0
+    prompt_tokens = completion_tokens = reasoning_tokens = 0
+    behaviour = behaviour_for(req.model)
     for p_index, prompt in enumerate(prompts):
-        if prompt.tokens < 0:
-            prompt_tokens += _content.count_tokens(prompt.text)
-        else:
-            prompt_tokens += prompt.tokens
+        counted = _content.count_tokens(prompt.text) if prompt.tokens < 0 else prompt.tokens
+        _shaping.check_context(behaviour, counted, "completions", max_tokens)  # each prompt is its own sequence
+        prompt_tokens += counted
         known = req.answers.lookup(prompt.text)
         keyed = _logprobs.KeyedText(prompt.text, key) if key else None
         echoed: _logprobs.Scored | None = None
         for k in range(n):
             text, finish = completion_text(prompt.text, answer(known, prompt.text, k), max_tokens, stop)
+            # no reasoning field on this endpoint: the reasoning is hidden but counted, as OpenAI bills it
+            shaped = _shaping.shaped(behaviour, prompt.text, text, finish)
+            text, finish = shaped.text, shaped.finish
             completion_tokens += _content.count_tokens(text)
+            reasoning_tokens += shaped.reasoning_tokens
             logprobs = None
             if top is not None:
                 full = prompt.text + text
@@ -131,16 +136,17 @@ def handle(req: Request) -> Reply:
                 logprobs = _joined(echoed, scored) if echo and echoed is not None else scored.as_dict()
             full_text = prompt.text + text if echo else text
             choices.append({"text": full_text, "index": p_index * n + k, "logprobs": logprobs, "finish_reason": finish})
-    usage = usage_of(prompt_tokens, completion_tokens)
+    usage = usage_of(prompt_tokens, completion_tokens + reasoning_tokens, reasoning_tokens)
+    tokens = usage["total_tokens"]
     if not stream:
-        return json_reply({**head, "choices": choices, "usage": usage})
+        return json_reply({**head, "choices": choices, "usage": usage}, tokens=tokens)
     options = body.get("stream_options")
     include_usage = isinstance(options, dict) and bool(options.get("include_usage"))
     events = [{**head, "choices": [{**c, "finish_reason": None}]} for c in choices if c["text"]]
     events += [{**head, "choices": [{**c, "text": ""}]} for c in choices]
     if include_usage:
         events.append({**head, "choices": [], "usage": usage})
-    return sse_reply(events)
+    return sse_reply(events, tokens=tokens)
 
 
 def _joined(echoed: _logprobs.Scored, scored: _logprobs.Scored) -> dict[str, Any]:

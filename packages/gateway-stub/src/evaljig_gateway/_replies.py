@@ -19,6 +19,11 @@ class Reply:
     headers: list[tuple[bytes, bytes]] = field(default_factory=list)
     events: list[bytes] | None = None
     """For streaming replies: each item is sent as its own chunk."""
+    tokens: int = 0
+    """Prompt plus completion tokens the reply spends (``tpm-<N>`` counts them; 0 when unknown)."""
+    end: str = "whole"
+    """How the body ends: ``whole``; ``cut`` (cleanly, short of its end: journaled cut); ``drop`` (the
+    connection is closed after the body sent so far, without ending it)."""
 
     @property
     def content(self) -> bytes:
@@ -26,13 +31,13 @@ class Reply:
         return self.body or b"".join(self.events or [])
 
 
-def json_reply(payload: Any, status: int = 200) -> Reply:
-    return Reply(status, orjson.dumps(payload))
+def json_reply(payload: Any, status: int = 200, *, tokens: int = 0) -> Reply:
+    return Reply(status, orjson.dumps(payload), tokens=tokens)
 
 
-def sse_reply(events: list[Any], done: bool = True) -> Reply:
+def sse_reply(events: list[Any], done: bool = True, *, tokens: int = 0) -> Reply:
     """Server-sent events, one ``data:`` line each, closed by ``[DONE]`` when ``done``."""
     chunks = [b"data: " + orjson.dumps(event) + b"\n\n" for event in events]
     if done:
         chunks.append(b"data: [DONE]\n\n")
-    return Reply(200, b"", content_type=SSE, events=chunks)
+    return Reply(200, b"", content_type=SSE, events=chunks, tokens=tokens)

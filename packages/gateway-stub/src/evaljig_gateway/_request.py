@@ -46,15 +46,16 @@ def check_tokens(req: Request, n: int, max_tokens: int | None, param: str) -> No
         check_product(param, what, n * max_tokens, req.limits.max_output_tokens, "--max-output-tokens")
 
 
-def usage_of(prompt_tokens: int, completion_tokens: int) -> dict[str, Any]:
-    """``usage`` as OpenAI sends it for chat and completions, with the (zero) token details."""
+def usage_of(prompt_tokens: int, completion_tokens: int, reasoning_tokens: int = 0) -> dict[str, Any]:
+    """``usage`` as OpenAI sends it for chat and completions, with the token details (``completion_tokens``
+    includes the ``reasoning_tokens``, as OpenAI counts them)."""
     return {
         "prompt_tokens": prompt_tokens,
         "completion_tokens": completion_tokens,
         "total_tokens": prompt_tokens + completion_tokens,
         "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
         "completion_tokens_details": {
-            "reasoning_tokens": 0,
+            "reasoning_tokens": reasoning_tokens,
             "audio_tokens": 0,
             "accepted_prediction_tokens": 0,
             "rejected_prediction_tokens": 0,

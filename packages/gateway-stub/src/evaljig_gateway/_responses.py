@@ -17,11 +17,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 
-from evaljig_gateway import _content, _validation
+from evaljig_gateway import _content, _shaping, _validation
+from evaljig_gateway._behaviours import behaviour_for
 from evaljig_gateway._errors import invalid, missing
 from evaljig_gateway._limits import OutputBudget
 from evaljig_gateway._replies import SSE, Reply, json_reply
@@ -204,6 +206,8 @@ def handle(req: Request) -> Reply:
     full_prompt = f"{instructions}\n{prompt}" if instructions else prompt
     check_prompt(req, len(full_prompt), "input")
     input_tokens = _content.count_tokens(full_prompt)
+    behaviour = behaviour_for(req.model)
+    _shaping.check_context(behaviour, input_tokens, "responses")
     digest = req.digest
     known = req.answers.lookup(full_prompt)
     budget = OutputBudget.of(req.limits)
@@ -212,12 +216,14 @@ def handle(req: Request) -> Reply:
     if tool is not None:
         where = f"tools[{tools_at[id(tool)]}].parameters"
         arguments = _instance_json(tool.get("parameters") or {"type": "object"}, full_prompt, where, budget)
+        arguments = _shaping.tool_arguments(behaviour, arguments)
         output_tokens = _content.count_tokens(arguments)
+        reasoning = _shaping.reasoning_text(full_prompt) if behaviour.reasoning or behaviour.think_empty else None
         item: dict[str, Any] = {
             "type": "function_call",
             "id": f"fc_{digest[16:48]}",
             "call_id": f"call_{digest[40:64]}",
-            "name": tool["name"],
+            "name": _shaping.tool_name(behaviour, tool["name"], [t["name"] for t in tools]),
             "arguments": arguments,
             "status": "completed",
         }
@@ -228,14 +234,23 @@ def handle(req: Request) -> Reply:
         else:
             answer = known if known is not None else _content.default_answer(full_prompt)
             text, finish = _content.truncate(answer, max_tokens, [])
+        shaped = _shaping.shaped(behaviour, full_prompt, text, finish)
+        text, finish, reasoning = shaped.text, shaped.finish, shaped.reasoning
         output_tokens = _content.count_tokens(text)
         item = {
             "type": "message",
             "id": f"msg_{digest[32:64]}",
-            "status": "completed",
+            "status": "completed" if finish == "stop" else "incomplete",
             "role": "assistant",
             "content": [{"type": "output_text", "text": text, "annotations": [], "logprobs": []}],
         }
+    output = [item]
+    reasoning_tokens = 0
+    if reasoning is not None:  # the reasoning item comes first, as OpenAI's reasoning models send it
+        summary = [{"type": "summary_text", "text": reasoning}]
+        output.insert(0, {"type": "reasoning", "id": f"rs_{digest[8:40]}", "summary": summary})
+        reasoning_tokens = _content.count_tokens(reasoning)
+        output_tokens += reasoning_tokens
     response = {
         "id": f"resp_{digest[:32]}",
         "object": "response",
@@ -247,7 +262,7 @@ def handle(req: Request) -> Reply:
         "instructions": instructions,
         "max_output_tokens": max_tokens,
         "model": req.model,
-        "output": [item],
+        "output": output,
         "parallel_tool_calls": parallel,
         "previous_response_id": None,
         "reasoning": {"effort": None, "summary": None},
@@ -262,14 +277,29 @@ def handle(req: Request) -> Reply:
             "input_tokens": input_tokens,
             "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
             "output_tokens": output_tokens,
-            "output_tokens_details": {"reasoning_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": reasoning_tokens},
             "total_tokens": input_tokens + output_tokens,
         },
         "metadata": {},
     }
+    tokens = input_tokens + output_tokens
     if stream:
-        return _event_stream(response)
-    return json_reply(response)
+        reply = _event_stream(response)
+        reply.tokens = tokens
+        return reply
+    return json_reply(response, tokens=tokens)
+
+
+def _reasoning_events(emit: Callable[..., None], index: int, item: dict[str, Any]) -> None:
+    """A reasoning item's summary events: part added, text deltas, text done, part done."""
+    emit("response.output_item.added", output_index=index, item={**item, "summary": []})
+    for s_index, part in enumerate(item["summary"]):
+        where = {"item_id": item["id"], "output_index": index, "summary_index": s_index}
+        emit("response.reasoning_summary_part.added", **where, part={**part, "text": ""})
+        for piece in _content.pieces(part["text"]):
+            emit("response.reasoning_summary_text.delta", **where, delta=piece)
+        emit("response.reasoning_summary_text.done", **where, text=part["text"])
+        emit("response.reasoning_summary_part.done", **where, part=part)
 
 
 def _event_stream(response: dict[str, Any]) -> Reply:
@@ -283,7 +313,9 @@ def _event_stream(response: dict[str, Any]) -> Reply:
     emit("response.created", response=pending)
     emit("response.in_progress", response=pending)
     for index, item in enumerate(response["output"]):
-        if item["type"] == "function_call":
+        if item["type"] == "reasoning":
+            _reasoning_events(emit, index, item)
+        elif item["type"] == "function_call":
             emit(
                 "response.output_item.added",
                 output_index=index,
