@@ -36,6 +36,10 @@ def test_a_reasoning_model_by_litellm_gets_the_times_ten_rule() -> None:
     (found,) = lighteval_drift(parse_provider_spec(_spec("openai/o3-mini")))
     assert (found.rule, found.parameters) == ("reasoning", ("max_tokens",))
     assert "max_tokens = 10 x the task's generation size" in found.message
+    assert "generation.max_new_tokens is still sent as max_completion_tokens" in found.message
+    spec = {**SPEC, "model": "openai/o3-mini", "generation": {"temperature": 0.0}}
+    (unset,) = lighteval_drift(parse_provider_spec(spec))
+    assert unset.parameters == ("max_tokens", "max_completion_tokens")
 
 
 def test_o1_itself_gets_both_rules_and_the_cap_is_named() -> None:

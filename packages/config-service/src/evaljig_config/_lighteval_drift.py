@@ -9,7 +9,9 @@ parameters:
   top_p, stop, penalties) and ``max_completion_tokens`` is the task's generation size instead of
   ``generation.max_new_tokens``;
 * the reasoning rule: when litellm says the model reasons (``litellm.supports_reasoning``), the
-  task's generation size is multiplied by 10 (capped at ``max_model_length``) as ``max_tokens``;
+  task's generation size is multiplied by 10 (capped at ``max_model_length``) as ``max_tokens``,
+  and as ``max_completion_tokens`` unless ``generation.max_new_tokens`` sets that (measured:
+  litellm then sends ``max_completion_tokens`` alone, so the spec's value wins);
 * ``presence_penalty`` is never sent (lighteval's ``to_litellm_dict`` leaves it out).
 
 The LEV matrix (LEV-011) pins what actually reaches the server.
@@ -77,12 +79,18 @@ def lighteval_drift(spec: ProviderSpec) -> list[LightEvalDrift]:
     found: list[LightEvalDrift] = []
     if supports_reasoning(model):
         cap = spec.max_model_length if spec.max_model_length is not None else "the model's context length"
+        kept = "max_new_tokens" in generation and "o1" not in model  # sent as max_completion_tokens, which wins
+        tail = (
+            "; generation.max_new_tokens is still sent as max_completion_tokens, the limit litellm keeps"
+            if kept
+            else "; max_completion_tokens is that same 10x size"
+        )
         found.append(
             LightEvalDrift(
                 "reasoning",
-                ("max_tokens",),
-                f"model '{model}': litellm says it reasons, so lighteval 0.13 sends max_tokens = {REASONING_FACTOR} x "
-                f"the task's generation size (capped at {cap}), not the task's size",
+                ("max_tokens",) if kept else ("max_tokens", "max_completion_tokens"),
+                f"model '{model}': litellm says it reasons, so lighteval 0.13 asks max_tokens = {REASONING_FACTOR} x "
+                f"the task's generation size (capped at {cap}){tail}",
             )
         )
     if "o1" in model:
@@ -93,7 +101,8 @@ def lighteval_drift(spec: ProviderSpec) -> list[LightEvalDrift]:
                 "o1",
                 dropped,
                 f"model '{model}': its name contains 'o1', so lighteval 0.13 sends none of the generation parameters: "
-                f"{what} dropped; max_completion_tokens is the task's generation size",
+                f"{what} dropped; max_completion_tokens is the task's generation size (x{REASONING_FACTOR} for a "
+                "reasoning model)",
             )
         )
     ignored = tuple(name for name in NEVER_SENT if name in generation)
