@@ -1,5 +1,5 @@
 """Content behaviours over real HTTP: ``reasoning``, ``think-empty``, ``length``, ``bad-tool-args``,
-``unknown-tool`` and ``context-<N>``, on chat, legacy completions and the Responses API, streamed and not.
+``unknown-tool`` and ``context-<n>``, on chat, legacy completions and the Responses API, streamed and not.
 
 Each test reads what a real client (the openai SDK, litellm) makes of the reply, since that is
 what an eval scores.
@@ -296,7 +296,7 @@ def test_a_text_answer_is_left_alone_by_the_tool_behaviours(client: openai.OpenA
     assert reply.choices[0].message.content == plain
 
 
-# -- context-<N> -------------------------------------------------------------------------------------------
+# -- context-<n> -------------------------------------------------------------------------------------------
 
 LONG = " ".join(["word"] * 40)  # 40 tokens: over 20, under 100
 
@@ -360,3 +360,29 @@ def test_a_context_overflow_does_not_use_up_fail_once(client: openai.OpenAI, gat
     with pytest.raises(openai.InternalServerError):
         impatient.chat.completions.create(model="fail-once-context-20", messages=MESSAGES)
     assert [c.status for c in gateway.calls()] == [400, 500]
+
+
+def test_a_tool_call_comes_with_reasoning_too(client: openai.OpenAI) -> None:
+    reply = client.chat.completions.create(
+        model="reasoning", messages=MESSAGES, tools=[WEATHER_CHAT], tool_choice="required"
+    )
+    message = reply.choices[0].message
+    assert message.tool_calls
+    assert ASK in message.model_dump()["reasoning_content"]
+    chunks = list(
+        client.chat.completions.create(
+            model="reasoning", messages=MESSAGES, tools=[WEATHER_CHAT], tool_choice="required", stream=True
+        )
+    )
+    kinds = [
+        "reasoning"
+        if c.choices[0].delta.model_dump().get("reasoning_content")
+        else "call"
+        if c.choices[0].delta.tool_calls
+        else ""
+        for c in chunks
+        if c.choices
+    ]
+    assert kinds.index("reasoning") < kinds.index("call")
+    answer = client.responses.create(model="reasoning", input=ASK, tools=[WEATHER_RESPONSES], tool_choice="required")
+    assert [item.type for item in answer.output] == ["reasoning", "function_call"]

@@ -29,7 +29,7 @@ from urllib.parse import parse_qs
 
 import orjson
 
-from evaljig_gateway import _chat, _completions, _embeddings, _models, _responses, _validation
+from evaljig_gateway import _chat, _completions, _embeddings, _faults, _models, _responses, _validation
 from evaljig_gateway._behaviours import behaviour_for
 from evaljig_gateway._content import AnswerKey
 from evaljig_gateway._errors import ClientGoneError, GatewayError
@@ -39,6 +39,7 @@ from evaljig_gateway._limits import Limits, check_model_name
 from evaljig_gateway._miss import CODE as MISS_CODE
 from evaljig_gateway._replies import Reply, json_reply
 from evaljig_gateway._request import Request
+from evaljig_gateway._token_window import TokenWindows
 
 if TYPE_CHECKING:
     from evaljig_gateway._record import Recorder
@@ -118,6 +119,8 @@ class GatewayApp:
         self.limits = limits or Limits()
         self.retry_after_ms = retry_after_ms
         self.in_flight = 0
+        self.windows = TokenWindows()
+        """Tokens spent per model in the current ``tpm-<n>`` window (``advance`` ends it, a reset too)."""
         """Model requests being answered right now (read by ``GET /_gateway/status``)."""
         self._id_epoch, self._id_count = 0, 0
         self.reopen()
@@ -197,6 +200,7 @@ class GatewayApp:
                 miss=call.miss,
                 started_ns=started,
                 reply_headers=reply.headers,
+                cut=reply.end != "whole",
             )
         await _send(send, reply)
 
@@ -373,9 +377,13 @@ class GatewayApp:
                 param="model",
                 code="bad_request",
             )
+        if behaviour.tokens_per_window is not None:
+            self._spend_tokens(model, behaviour.tokens_per_window, reply.tokens)
         if behaviour.malformed:
             body = reply.content
             return Reply(200, body[: max(1, len(body) // 2)])
+        if behaviour.reshapes_stream:
+            return _faults.reshape(reply, behaviour)
         return reply
 
     async def _hold(self, wait: Awaitable[Any]) -> None:
@@ -414,6 +422,32 @@ class GatewayApp:
             )
         return GatewayError(status, message, headers=headers)
 
+    def _spend_tokens(self, model: str, limit: int, tokens: int) -> None:
+        """``tpm-<n>``: spend the reply's tokens, or answer OpenAI's tokens-per-minute 429 once ``limit`` is spent.
+
+        The reply that crosses the limit is still answered (its tokens were not known before it was made):
+        from the next call on, every call is a 429 until the window ends (``advance``, ``reset``).
+        """
+        epoch = self.journal.epoch
+        used = self.windows.spent(model, epoch)
+        if used < limit:
+            self.windows.spend(model, tokens, epoch)
+            return
+        ms = self.retry_after_ms
+        headers = [
+            (b"retry-after-ms", str(ms).encode()),
+            (b"retry-after", str(-(-ms // 1000)).encode()),
+            (b"x-ratelimit-limit-tokens", str(limit).encode()),
+            (b"x-ratelimit-remaining-tokens", b"0"),
+            (b"x-ratelimit-reset-tokens", f"{ms}ms".encode()),
+        ]
+        message = (
+            f"Rate limit reached for {model} in organization org-evaljig on tokens per min (TPM): Limit {limit}, "
+            f"Used {used}, Requested {tokens}. Please try again in {ms}ms. "
+            "Visit https://platform.openai.com/account/rate-limits to learn more."
+        )
+        raise GatewayError(429, message, code="rate_limit_exceeded", headers=headers, type="tokens")
+
     def _control(self, method: str, path: str, scope: Scope) -> Reply:
         """Model listing and the gateway's own ``/_gateway/*`` endpoints."""
         if method == "GET" and (path == "/v1/models" or (path.startswith(_models.PREFIX) and path != _models.PREFIX)):
@@ -431,6 +465,9 @@ class GatewayApp:
             if self.replayer is not None:
                 self.replayer.reset()
             return json_reply({"reset": True})
+        if path == "/_gateway/advance" and method == "POST":
+            self.windows.advance()
+            return json_reply({"advanced": True})
         if path == "/_gateway/behaviours" and method == "GET":
             return _models.behaviours()
         raise GatewayError(404, f"Unknown path {method} {path}.")
@@ -510,6 +547,8 @@ async def _send(send: Send, reply: Reply) -> None:
     await send({"type": "http.response.start", "status": reply.status, "headers": headers})
     for event in reply.events:
         await send({"type": "http.response.body", "body": event, "more_body": True})
+    if reply.end == "drop":
+        return  # never ended: the server closes the connection mid-body (``drop-<n>``)
     await send({"type": "http.response.body", "body": b""})
 
 

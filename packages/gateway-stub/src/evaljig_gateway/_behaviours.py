@@ -6,9 +6,9 @@ matched case-insensitively anywhere in the name and may be combined
 (``fail-2-rate-limit`` answers 429 twice, then succeeds).
 
 Three kinds of behaviour, applied in three places: the content ones (``reasoning``, ``think-empty``,
-``length``, ``bad-tool-args``, ``unknown-tool``, ``context-<N>``) by each endpoint's handler, which
-knows its reply's shape; the status ones (failures, ``rate-limit``, ``tpm-<N>``, ``stall``...) by
-the app around the handler; the transport ones (``cut-<N>``, ``drop-<N>``, ``garble-<N>``) on the
+``length``, ``bad-tool-args``, ``unknown-tool``, ``context-<n>``) by each endpoint's handler, which
+knows its reply's shape; the status ones (failures, ``rate-limit``, ``tpm-<n>``, ``stall``...) by
+the app around the handler; the transport ones (``cut-<n>``, ``drop-<n>``, ``garble-<n>``) on the
 reply's bytes as they are sent (``_faults``).
 """
 
@@ -46,6 +46,29 @@ BEHAVIOUR_TABLE: tuple[tuple[str, str], ...] = (
         "length",
         "the answer cut to half its tokens with finish_reason length (Responses: status incomplete, "
         "incomplete_details.reason max_output_tokens)",
+    ),
+    (
+        "cut-<n>",
+        "a stream ends cleanly after n chunks, never sending its last ([DONE], response.completed); "
+        "not streamed: the body's first n bytes; journaled cut",
+    ),
+    (
+        "drop-<n>",
+        "the connection is closed after n chunks (not streamed: n bytes of the body), mid-body: "
+        "the client sees an incomplete read; journaled cut",
+    ),
+    (
+        "garble-<n>",
+        "stream chunk n is not JSON (data: {garbage); not streamed: the body's first n bytes, then {garbage",
+    ),
+    (
+        "context-<n>",
+        "a prompt over n tokens answers OpenAI's 400 context_length_exceeded (context-4096)",
+    ),
+    (
+        "tpm-<n>",
+        "429 rate_limit_exceeded with x-ratelimit-*-tokens, retry-after and retry-after-ms once n tokens "
+        "(prompt + completion) are spent; the window ends only on reset or POST /_gateway/advance",
     ),
     ("bad-tool-args", "a tool call's arguments are a string that is not JSON"),
     ("unknown-tool", "a tool call names a tool that was not offered (evaljig_unknown_tool)"),
@@ -87,15 +110,15 @@ class Behaviour:
     length: bool = False
     """The answer cut short with ``finish_reason: "length"``."""
     cut_after: int | None = None
-    """``cut-<N>``: the reply ends cleanly after N chunks (bytes when not streamed)."""
+    """``cut-<n>``: the reply ends cleanly after N chunks (bytes when not streamed)."""
     drop_after: int | None = None
-    """``drop-<N>``: the connection is closed after N chunks (bytes when not streamed)."""
+    """``drop-<n>``: the connection is closed after N chunks (bytes when not streamed)."""
     garble_at: int | None = None
-    """``garble-<N>``: chunk N (1-based; byte N when not streamed) is not JSON."""
+    """``garble-<n>``: chunk N (1-based) is not JSON; not streamed, the body is garbage from byte N on."""
     context_tokens: int | None = None
-    """``context-<N>``: prompts over N tokens answer 400 ``context_length_exceeded``."""
+    """``context-<n>``: prompts over N tokens answer 400 ``context_length_exceeded``."""
     tokens_per_window: int | None = None
-    """``tpm-<N>``: 429 once N tokens are spent in the current window."""
+    """``tpm-<n>``: 429 once N tokens are spent in the current window."""
     bad_tool_args: bool = False
     unknown_tool: bool = False
 

@@ -41,12 +41,14 @@ class GatewayError(EvaljigError):
     param: str | None = None
     code: str | None = None
     headers: list[tuple[bytes, bytes]] = field(default_factory=list)
+    type: str | None = None
+    """The error's ``type``; None for the status's usual one (a 429 for tokens per minute is ``tokens``)."""
 
     def body(self) -> dict[str, Any]:
         return {
             "error": {
                 "message": self.message,
-                "type": _TYPES.get(self.status, "invalid_request_error"),
+                "type": self.type or _TYPES.get(self.status, "invalid_request_error"),
                 "param": self.param,
                 "code": self.code if self.code is not None else _CODES.get(self.status),
             }

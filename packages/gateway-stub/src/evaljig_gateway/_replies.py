@@ -20,7 +20,7 @@ class Reply:
     events: list[bytes] | None = None
     """For streaming replies: each item is sent as its own chunk."""
     tokens: int = 0
-    """Prompt plus completion tokens the reply spends (``tpm-<N>`` counts them; 0 when unknown)."""
+    """Prompt plus completion tokens the reply spends (``tpm-<n>`` counts them; 0 when unknown)."""
     end: str = "whole"
     """How the body ends: ``whole``; ``cut`` (cleanly, short of its end: journaled cut); ``drop`` (the
     connection is closed after the body sent so far, without ending it)."""

@@ -199,6 +199,10 @@ class Gateway:
         if self.app.replayer is not None:
             self.app.replayer.reset()
 
+    def advance(self) -> None:
+        """End the current ``tpm-<n>`` window (as ``POST /_gateway/advance``): spent tokens start again at 0."""
+        self.app.windows.advance()
+
     def set_answers(self, answers: AnswerKey | Mapping[str, str | Mapping[str, Any]] | Path | None) -> None:
         """Replace the answer key (``None`` goes back to prompt-derived answers)."""
         self.app.answers = _answer_key(answers)

@@ -1,5 +1,5 @@
 """What the content behaviours do to an answer: ``reasoning``, ``think-empty``, ``length``,
-``bad-tool-args``, ``unknown-tool`` and ``context-<N>``.
+``bad-tool-args``, ``unknown-tool`` and ``context-<n>``.
 
 Each endpoint handler knows its reply's shape (a chat message, a completion's text, a Responses
 item) and asks this module for the pieces, so the three endpoints agree on what a behaviour
@@ -9,6 +9,7 @@ means: the same reasoning text, the same cut, the same broken arguments.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import orjson
 
@@ -79,8 +80,13 @@ def tool_arguments(behaviour: Behaviour, arguments: str) -> str:
     return broken + ","  # ``"{" + "}"``: a trailing comma never parses
 
 
-def check_context(behaviour: Behaviour, prompt_tokens: int, endpoint: str, max_tokens: int | None = None) -> None:
-    """OpenAI's 400 ``context_length_exceeded`` when ``context-<N>`` is set and the prompt is over N tokens.
+def check_context(
+    behaviour: Behaviour,
+    prompt_tokens: int,
+    endpoint: Literal["chat", "completions", "responses"],
+    max_tokens: int | None = None,
+) -> None:
+    """OpenAI's 400 ``context_length_exceeded`` when ``context-<n>`` is set and the prompt is over N tokens.
 
     The message is each endpoint's own: chat's "your messages resulted in", the legacy completions'
     "you requested ... in your prompt", the Responses API's "Your input exceeds the context window".
