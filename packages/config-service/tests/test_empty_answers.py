@@ -95,3 +95,28 @@ def test_read_answer_counts_reads_every_details_file(tmp_path: Path, monkeypatch
     assert read_answer_counts(tmp_path) == AnswerCounts(answers=2, empty=1, reasoning_only=1)
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)  # pyarrow missing: nothing counted
     assert read_answer_counts(tmp_path) is None
+
+
+def test_lighteval_run_exits_1_naming_the_empty_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``evaljig-config lighteval run`` on a thinking model: exit 1, the reason on stderr (the runner stubbed)."""
+    import json
+
+    from evaljig_config import _lighteval_runs
+    from evaljig_config._cli import main
+
+    from .placeholders import FAKE_KEY, FAKE_KEY_ENV, SPEC
+
+    def refuse(*args: object, **kwargs: object) -> LightEvalRun:
+        raise EmptyAnswers("openai/think-empty-gpt-stub", 2, 2, 2)
+
+    monkeypatch.setenv(FAKE_KEY_ENV, FAKE_KEY)
+    monkeypatch.setattr(_lighteval_runs, "run_cli", refuse)
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps(SPEC))
+    argv = ["lighteval", "run", str(spec), "t|0", "--custom-tasks", str(tmp_path / "t.py"), "--run-dir", "run"]
+    assert main([*argv, "--model", "openai/think-empty-gpt-stub"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("evaljig-config: FAILED: model 'openai/think-empty-gpt-stub': 2 of 2 answer(s) came back")
+    assert "infrastructure error, not wrong answers" in err[0]
