@@ -4,7 +4,14 @@ lighteval itself is imported lazily, only by the runners and ``litellm_model_con
 """
 
 from evaljig_config._config_renderer import LIGHTEVAL_MODEL_KEYS, LightEvalConfigRenderer, check_config_path
-from evaljig_config._errors import ConfigError, LightEvalUnavailable, RetryBudgetExhausted
+from evaljig_config._errors import (
+    ConfigError,
+    EmptyAnswers,
+    InfrastructureError,
+    LightEvalUnavailable,
+    RetryBudgetExhausted,
+)
+from evaljig_config._lighteval_drift import LightEvalDrift, lighteval_drift
 from evaljig_config._lighteval_import import lighteval_available
 from evaljig_config._lighteval_runs import run_cli, run_python
 from evaljig_config._lighteval_setup import (
@@ -37,8 +44,11 @@ __all__ = [
     "LIGHTEVAL_STACK",
     "STACK_BOUNDS",
     "ConfigError",
+    "EmptyAnswers",
     "GenerationParameters",
+    "InfrastructureError",
     "LightEvalConfigRenderer",
+    "LightEvalDrift",
     "LightEvalRun",
     "LightEvalUnavailable",
     "LiteLLMCaller",
@@ -52,6 +62,7 @@ __all__ = [
     "check_lighteval_stack",
     "check_stack_versions",
     "lighteval_available",
+    "lighteval_drift",
     "lighteval_run_env",
     "load_provider_spec",
     "parse_provider_spec",

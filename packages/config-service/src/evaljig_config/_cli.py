@@ -27,7 +27,7 @@ from types import FrameType
 
 from evaljig_common import one_line_errors
 from evaljig_config._config_renderer import LightEvalConfigRenderer
-from evaljig_config._errors import ConfigError, LightEvalUnavailable, RetryBudgetExhausted
+from evaljig_config._errors import ConfigError, InfrastructureError, LightEvalUnavailable
 from evaljig_config._process_group import GRACE_S
 from evaljig_config._scrub import scrub_secret, scrub_text
 from evaljig_config._spec import ProviderSpec, load_provider_spec
@@ -185,8 +185,15 @@ def _check() -> int:
     return _print(f"lighteval stack ok: {len(STACK_MODULES)} modules a run reaches import offline\n")
 
 
+def _warn_drift(service: LightEvalConfigRenderer) -> None:
+    """lighteval's model-name rules that change the requests this config asks for, one line each on stderr."""
+    for found in service.drift():
+        print(f"evaljig-config: warning: {found.message}", file=sys.stderr)
+
+
 def _render(spec: ProviderSpec, output: Path | None) -> int:
     service = LightEvalConfigRenderer(spec)
+    _warn_drift(service)
     if output is None:
         return _print(service.render_yaml())
     try:
@@ -206,6 +213,7 @@ def _run(spec: ProviderSpec, args: argparse.Namespace) -> int:
     from evaljig_config._lighteval_runs import run_cli, run_python
 
     runner = run_cli if args.path == "cli" else run_python
+    _warn_drift(LightEvalConfigRenderer(spec))
     last_resort = (
         _exit_after_grace(args.run_dir.resolve(), args.run_dir, spec.api_key()) if runner is run_python else None
     )
@@ -214,7 +222,7 @@ def _run(spec: ProviderSpec, args: argparse.Namespace) -> int:
             run = runner(
                 spec, args.tasks, custom_tasks=args.custom_tasks, run_dir=args.run_dir, max_samples=args.max_samples
             )
-    except RetryBudgetExhausted as exc:
+    except InfrastructureError as exc:  # a spent retry budget, or answers that came back empty
         print(f"evaljig-config: FAILED: {exc}", file=sys.stderr)
         print(
             f"evaljig-config: lighteval exited 0 and scored these requests 0; run files: {args.run_dir}",

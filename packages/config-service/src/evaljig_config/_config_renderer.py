@@ -8,6 +8,7 @@ the subprocess environment and the Python runner passes it in memory.
 
 from __future__ import annotations
 
+import logging
 import math
 from decimal import Decimal
 from pathlib import Path
@@ -18,6 +19,7 @@ from yaml.emitter import ScalarAnalysis
 
 from evaljig_common import write_text_atomic
 from evaljig_config._errors import ConfigError
+from evaljig_config._lighteval_drift import LightEvalDrift, lighteval_drift
 from evaljig_config._spec import ProviderSpec
 
 #: lighteval 0.13 ``LiteLLMModelConfig`` keys (``extra="forbid"``), in its declaration order.
@@ -40,6 +42,7 @@ LIGHTEVAL_MODEL_KEYS: tuple[str, ...] = (
 #: Relative, so it lands in each run's isolated working directory.
 DEFAULT_CACHE_DIR = "lighteval_cache"
 CONFIG_SUFFIX = ".yaml"
+logger = logging.getLogger("evaljig_config")
 
 
 #: Unicode line breaks of YAML 1.1 (NEL, LS, PS). With ``allow_unicode`` PyYAML's emitter writes NEL raw inside
@@ -132,10 +135,20 @@ class LightEvalConfigRenderer:
         )
         return header + body
 
+    def drift(self) -> list[LightEvalDrift]:
+        """Where lighteval 0.13 will not send what this config says (its ``o1`` and reasoning rules)."""
+        return lighteval_drift(self.spec)
+
     def write_config(self, path: Path) -> Path:
-        """Write ``config.yaml`` atomically; lighteval only treats ``*.yaml`` paths as files."""
+        """Write ``config.yaml`` atomically; lighteval only treats ``*.yaml`` paths as files.
+
+        Each :meth:`drift` is logged as a warning (logger ``evaljig_config``): the file is right, the
+        requests lighteval makes from it are not what it says.
+        """
         check_config_path(path)
         write_text_atomic(path, self.render_yaml())
+        for found in self.drift():
+            logger.warning("%s: %s", path, found.message)
         return path
 
     def cli_argv(

@@ -4,7 +4,8 @@ Every run gets a fresh working directory holding lighteval's sample cache (``cac
 litellm's disk cache (``.litellm_cache``), ``HF_HOME`` and the output folder: both caches
 silently serve stale (even empty) answers when shared. lighteval never fails on API errors;
 the runners read its own log lines and raise :class:`RetryBudgetExhausted` (``check=True``)
-when any request ended empty after the retry budget.
+when any request ended empty after the retry budget, and its details and raise
+:class:`EmptyAnswers` when answers came back empty with a 200 (lighteval scores both 0).
 """
 
 from __future__ import annotations
@@ -17,14 +18,15 @@ import shutil
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Literal, NamedTuple, TypeVar
+from typing import Any, Literal, NamedTuple, TypeVar
 
 from evaljig_config._config_renderer import LightEvalConfigRenderer
-from evaljig_config._errors import ConfigError, RetryBudgetExhausted
+from evaljig_config._errors import ConfigError, EmptyAnswers, RetryBudgetExhausted
 from evaljig_config._lighteval_import import import_lighteval_module
 from evaljig_config._lighteval_setup import lighteval_run_env as run_env
 from evaljig_config._lighteval_setup import prepare_lighteval, prepare_run_dir
 from evaljig_config._process_group import run_in_group, signals_deferred
+from evaljig_config._run_details import read_answer_counts
 from evaljig_config._run_result import (
     LightEvalRun,
     api_messages,
@@ -37,6 +39,12 @@ from evaljig_config._scrub import MIN_SECRET_LENGTH, scrub_secret, scrub_text
 from evaljig_config._spec import ProviderSpec
 
 LITELLM_LOGGER = "lighteval.models.endpoints.litellm_model"
+#: lighteval 0.13 retries a ``BadRequestError`` (any 400: ``context_length_exceeded``, a content filter) without
+#: logging it; only the Python path sees the error itself (litellm's, kept by ``_litellm_errors_kept``).
+UNLOGGED = (
+    "None (lighteval logs no error for a 400 it retries, e.g. context_length_exceeded; "
+    "the Python path (--path python) names it)"
+)
 CLI_TIMEOUT_S = 900
 _T = TypeVar("_T")
 
@@ -52,11 +60,24 @@ def lighteval_executable() -> str:
 
 
 def _result(
-    path: Literal["cli", "python"], run_dir: Path, *, stdout: str, log: str, returncode: int | None
+    path: Literal["cli", "python"],
+    run_dir: Path,
+    *,
+    stdout: str,
+    log: str,
+    returncode: int | None,
+    raised: list[str] | None = None,
 ) -> LightEvalRun:
-    """What lighteval wrote and logged, read the same way for both paths."""
+    """What lighteval wrote and logged, read the same way for both paths.
+
+    ``raised`` (the Python path): the errors litellm raised, for when lighteval logged none (it
+    retries a ``BadRequestError`` — a 400 such as ``context_length_exceeded`` — without a word).
+    """
     messages = api_messages(log)
     empty, attempts, last_error = budget_summary(messages)
+    if last_error is None and raised:
+        last_error = raised[-1]
+    counts = read_answer_counts(run_dir / "out")
     return LightEvalRun(
         path=path,
         run_dir=run_dir,
@@ -68,6 +89,9 @@ def _result(
         last_error=last_error,
         returncode=returncode,
         messages=messages,
+        answers=None if counts is None else counts.answers,
+        empty_answers=None if counts is None else counts.empty,
+        reasoning_only=None if counts is None else counts.reasoning_only,
     )
 
 
@@ -76,8 +100,10 @@ def _finish(run: LightEvalRun, model: str, check: bool) -> LightEvalRun:
         raise RetryBudgetExhausted(
             model=model,
             attempts=run.attempts_per_request or 0,
-            last_error=f"{run.empty_requests} request(s) ended empty; last error: {run.last_error}",
+            last_error=f"{run.empty_requests} request(s) ended empty; last error: {run.last_error or UNLOGGED}",
         )
+    if check and run.empty_after_success:
+        raise EmptyAnswers(model, run.empty_after_success, run.answers or 0, run.reasoning_only or 0)
     return run
 
 
@@ -219,21 +245,25 @@ def run_python(
         spec, tasks, custom_tasks, run_dir, max_samples, lambda: import_lighteval_module("lighteval")
     )
     with _scrubbed_afterwards(run_dir, api_key):
-        stdout, log = _evaluate(spec, tasks, custom_tasks, run_dir, max_samples, api_key)
-    run = _result("python", run_dir, stdout=scrub_text(stdout, api_key), log=scrub_text(log, api_key), returncode=None)
+        stdout, log, raised = _evaluate(spec, tasks, custom_tasks, run_dir, max_samples, api_key)
+    run = _result(
+        "python", run_dir, stdout=scrub_text(stdout, api_key), log=scrub_text(log, api_key), returncode=None,
+        raised=[scrub_text(error, api_key) for error in raised],
+    )  # fmt: skip
     return _finish(run, spec.model, check)
 
 
 def _evaluate(
     spec: ProviderSpec, tasks: str, custom_tasks: Path, run_dir: Path, max_samples: int | None, api_key: str
-) -> tuple[str, str]:
-    """Build and run lighteval's ``Pipeline`` inside ``run_dir``; (printed results, API log lines)."""
+) -> tuple[str, str, list[str]]:
+    """Build and run lighteval's ``Pipeline`` inside ``run_dir``; (printed results, API log lines, litellm's errors)."""
     service = LightEvalConfigRenderer(spec)
     service.write_config(run_dir / "config.yaml")  # the same file the CLI reads, for the record
     collect = _Collect()
     stdout = io.StringIO()
     env = {k: v for k, v in run_env(run_dir, api_key, base={}).items() if k != "OPENAI_API_KEY"}
-    with _inside(run_dir, env), _litellm_cache_in(run_dir):
+    raised: list[str] = []
+    with _inside(run_dir, env), _litellm_cache_in(run_dir), _litellm_errors_kept(raised):
         tracker_mod = import_lighteval_module("lighteval.logging.evaluation_tracker")
         pipeline_mod = import_lighteval_module("lighteval.pipeline")
         logger = logging.getLogger(LITELLM_LOGGER)
@@ -256,7 +286,33 @@ def _evaluate(
         finally:
             logger.removeHandler(collect)
             (run_dir / "stdout.txt").write_text(stdout.getvalue(), encoding="utf-8")
-    return stdout.getvalue(), "\n".join(collect.lines)
+    return stdout.getvalue(), "\n".join(collect.lines), raised
+
+
+@contextlib.contextmanager
+def _litellm_errors_kept(raised: list[str]) -> Iterator[None]:
+    """Every error ``litellm.completion`` raises during the run, as ``Type: message``, in ``raised``.
+
+    lighteval's loop swallows a ``BadRequestError`` without logging it and ends with an empty
+    answer: this is the only place the reason (``ContextWindowExceededError`` ...) is still seen.
+    lighteval calls ``litellm.completion`` through the module, so the wrapper sees each call.
+    """
+    import litellm
+
+    original = litellm.completion
+
+    def completion(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return original(*args, **kwargs)
+        except Exception as exc:
+            raised.append(f"{type(exc).__name__}: {' '.join(str(exc).split())}")  # list.append: thread-safe
+            raise
+
+    litellm.completion = completion
+    try:
+        yield
+    finally:
+        litellm.completion = original
 
 
 @contextlib.contextmanager

@@ -34,6 +34,18 @@ class LightEvalRun:
     returncode: int | None = None
     messages: list[str] = field(default_factory=list)
     """lighteval's warnings and errors about API calls, in order."""
+    answers: int | None = None
+    """Answers lighteval recorded in its details (``None``: no details, or no pyarrow to read them)."""
+    empty_answers: int | None = None
+    """Of those, the answers that were empty: the ones after a spent retry budget, and the ones that
+    came back empty with a 200 (lighteval's second, uncached call included), all scored 0."""
+    reasoning_only: int | None = None
+    """Of the empty answers, those that carried reasoning (a reasoning model with nothing in ``content``)."""
+
+    @property
+    def empty_after_success(self) -> int:
+        """Empty answers that no spent retry budget explains: the model answered 200 with nothing."""
+        return max(0, (self.empty_answers or 0) - self.empty_requests)
 
 
 def results_table(stdout: str) -> str:

@@ -29,6 +29,7 @@ import pytest
 import vcr
 
 from evaljig_config import (
+    EmptyAnswers,
     LightEvalConfigRenderer,
     ProviderSpec,
     RetryBudgetExhausted,
@@ -36,6 +37,7 @@ from evaljig_config import (
     run_cli,
     run_python,
 )
+from evaljig_config._run_result import read_scores
 from evaljig_fixtures import (
     CANONICAL_BASE_URL,
     Builder,
@@ -238,3 +240,85 @@ def test_lev_010_replay_reproduces_a_run_recorded_from_another_server(
         assert played.play_count == mini_mmlu.rows
     assert python.scores == replayed.scores
     lev("LEV-010", recorded=mini_mmlu.rows, em=em)  # type: ignore[operator]
+
+
+def test_lev_008_python_think_empty_is_an_infrastructure_error(
+    lev_provider: ProviderSpec,
+    gateway: Gateway,
+    mini_mmlu: LevDataset,
+    tmp_path: Path,
+    lev: object,
+    lev_trace: LevTrace,
+) -> None:
+    """The Python path of LEV-008: the same second, uncached call per sample and the same refusal."""
+    gateway.set_answers(mini_mmlu.answer_key)
+    thinking = lev_provider.with_model("openai/think-empty-gpt-stub")
+
+    with pytest.raises(EmptyAnswers) as caught:
+        lev_trace.python(thinking, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "run")
+
+    calls = gateway.calls()
+    assert [c.status for c in calls] == [200] * (2 * mini_mmlu.rows)
+    assert [c.raw_body for c in calls[0::2]] == [c.raw_body for c in calls[1::2]]
+    assert read_scores(tmp_path / "run" / "out")[mini_mmlu.task]["em"] == 0.0
+    assert (caught.value.empty, caught.value.answers, caught.value.reasoning_only) == (mini_mmlu.rows,) * 3
+    verdict = judge(calls)
+    assert (verdict.requests, verdict.attempts, verdict.findings) == (len(calls), len(calls), ()), verdict.render()
+    lev("LEV-008 python", calls=len(calls), empty=caught.value.empty)  # type: ignore[operator]
+
+
+def test_lev_009_python_context_overflow_names_the_error(
+    lev_provider: ProviderSpec,
+    gateway: Gateway,
+    mini_mmlu: LevDataset,
+    tmp_path: Path,
+    lev: object,
+    lev_trace: LevTrace,
+) -> None:
+    """The Python path of LEV-009: the same 21 x [400] x 3, and the runner names litellm's own error."""
+    gateway.set_answers(mini_mmlu.answer_key)
+    short = lev_provider.with_model("openai/context-45-gpt-stub")
+
+    with pytest.raises(RetryBudgetExhausted) as caught:
+        lev_trace.python(short, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "run")
+
+    statuses = [c.status for c in gateway.calls()]
+    assert (statuses.count(400), statuses.count(200)) == (21 * short.retry.attempts, 21)
+    assert read_scores(tmp_path / "run" / "out")[mini_mmlu.task]["em"] == 14 / mini_mmlu.rows
+    assert "21 request(s) ended empty" in caught.value.last_error
+    assert "ContextWindowExceededError" in caught.value.last_error  # litellm's, seen by the runner
+    assert "maximum context length is 45 tokens" in caught.value.last_error  # the server's message
+    lev("LEV-009 python", calls=len(statuses), over=statuses.count(400) // short.retry.attempts)  # type: ignore[operator]
+
+
+def test_lev_011_python_reasoning_model_names(
+    lev_provider: ProviderSpec,
+    gateway: Gateway,
+    mini_mmlu: LevDataset,
+    tmp_path: Path,
+    lev: object,
+    lev_trace: LevTrace,
+) -> None:
+    """``openai/o3-mini`` (litellm says it reasons, no 'o1'): lighteval asks max_tokens 80, litellm's
+    o-series mapping keeps the spec's max_completion_tokens 8 alone and drops temperature 0 and logprobs;
+    a ``reasoning`` model (reasoning_content plus the answer) scores exactly as the happy path."""
+    gateway.set_answers(mini_mmlu.answer_key)
+    o3 = lev_provider.with_model("openai/o3-mini")
+    assert [d.rule for d in LightEvalConfigRenderer(o3).drift()] == ["reasoning"]
+    lev_trace.python(o3, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "o3", max_samples=2)
+    sent = [{k: v for k, v in c.body.items() if k != "messages"} for c in gateway.calls()]
+    assert sent == [
+        {"model": "o3-mini", "max_completion_tokens": 8, "n": 1, "response_format": {"type": "text"}, "seed": 0,
+         "stop": ["\n"]},
+    ] * 2  # fmt: skip
+
+    gateway.reset()
+    thinking = lev_provider.with_model("openai/reasoning-gpt-stub")
+    assert LightEvalConfigRenderer(thinking).drift() == []  # a name litellm does not know: no rule applies
+    run = lev_trace.python(thinking, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "reasoning")
+    assert [c.status for c in gateway.calls()] == [200] * mini_mmlu.rows
+    assert run.stdout_table == EXPECTED_STDOUT.read_text(encoding="utf-8")  # lighteval reads content only
+    assert (run.answers, run.empty_answers) == (mini_mmlu.rows, 0)
+    verdict = judge(gateway)
+    assert (verdict.requests, verdict.findings) == (mini_mmlu.rows, ()), verdict.render()
+    lev("LEV-011 python", o3_max_completion_tokens=8, reasoning_em=run.scores[mini_mmlu.task]["em"])  # type: ignore[operator]
