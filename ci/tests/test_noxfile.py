@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import ast
-import runpy
 import subprocess
 import sys
-import types
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,12 +33,17 @@ def test_importing_the_noxfile_has_no_side_effects() -> None:
 
 def test_every_session_that_starts_python_processes_lets_them_write_bytecode() -> None:
     """With PYTHONDONTWRITEBYTECODE set, pytest re-rewrites every plugin and test module in each process."""
-    from nox.command import _clean_env
-
-    namespace = runpy.run_path(str(ROOT / "noxfile.py"))
-    session = types.SimpleNamespace(env={"PYTHONDONTWRITEBYTECODE": "1"})
-    namespace["writes_bytecode"](session)
-    assert "PYTHONDONTWRITEBYTECODE" not in (_clean_env({"PYTHONDONTWRITEBYTECODE": "1", **session.env}) or {})
+    probe = (
+        "import runpy, types\n"
+        "from nox.command import _clean_env\n"
+        f"namespace = runpy.run_path({str(ROOT / 'noxfile.py')!r})\n"
+        "session = types.SimpleNamespace(env={})\n"
+        "namespace['writes_bytecode'](session)\n"
+        "print(sorted(_clean_env({'PYTHONDONTWRITEBYTECODE': '1', **session.env}) or {}))\n"
+    )  # in its own process: running the noxfile registers its sessions with nox
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "[]\n"
     tree = ast.parse((ROOT / "noxfile.py").read_text(encoding="utf-8"))
     calling = {
         node.name

@@ -159,6 +159,9 @@ def _cli(args: list[str], max_file_bytes: int) -> tuple[int, str]:
 
     # coverage, when it measures subprocesses, could not save its data under the limit either
     env = {k: v for k, v in os.environ.items() if k not in ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")}
+    # nor bytecode: CPython renames a partly written .pyc into place (its write is not retried past
+    # EFBIG), and every later process importing that module fails with "marshal data too short"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
     proc = subprocess.run(
         [sys.executable, "-m", "evaljig_config._cli", *args],
         capture_output=True,
