@@ -93,7 +93,8 @@ class Options:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog=PROG, description="Scaffold LightEval contract tests (LEV-001..005, LEV-008, LEV-010) into an existing repository."
+        prog=PROG,
+        description="Scaffold LightEval contract tests (LEV-001..005, LEV-008, LEV-010) into an existing repository.",
     )
     parser.add_argument(
         "path", nargs="?", type=Path, default=Path(), metavar="PATH",
