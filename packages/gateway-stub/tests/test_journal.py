@@ -198,3 +198,25 @@ def test_a_model_name_over_the_limit_is_a_400_and_is_not_kept(
     assert "--max-model-chars" in error["message"]
     assert [(c.status, c.model, c.attempt) for c in gateway.calls()] == [(400, None, 0)]
     assert http.post("/v1/chat/completions", json={**CHAT, "model": "m" * 256}).status_code == 200  # at the limit
+
+
+def test_an_error_answer_journals_its_openai_code(gateway: Gateway, http: httpx.Client) -> None:
+    """lighteval retries a 400 without logging it: the journal is where its cause is read."""
+    long_prompt = {
+        **CHAT,
+        "model": "context-4-gpt-stub",
+        "messages": [{"role": "user", "content": "one two three four five six"}],
+    }
+    assert http.post("/v1/chat/completions", json=long_prompt).status_code == 400
+    assert http.post("/v1/chat/completions", json={**CHAT, "model": "tpm-1-gpt-stub"}).status_code == 200
+    assert http.post("/v1/chat/completions", json={**CHAT, "model": "tpm-1-gpt-stub"}).status_code == 429
+    assert http.post("/v1/chat/completions", json={**CHAT, "model": "fail-once"}).status_code == 500
+    assert [(c.status, c.error_code) for c in gateway.calls()] == [
+        (400, "context_length_exceeded"),
+        (200, None),
+        (429, "rate_limit_exceeded"),
+        (500, None),  # OpenAI's 500 carries no code
+    ]
+    served = http.get("/_gateway/calls").json()["calls"]
+    assert [c.get("error_code") for c in served] == ["context_length_exceeded", None, "rate_limit_exceeded", None]
+    assert "error_code" not in gateway.calls()[1].as_dict()  # a success's entry is as before

@@ -175,7 +175,8 @@ def test_lev_009_cli_context_overflow(
     error = caught.value
     assert isinstance(error, InfrastructureError)
     assert "21 request(s) ended empty" in str(error)
-    assert "context_length_exceeded" in str(error)  # lighteval logged no error: the runner says what it may be
+    # lighteval logged no error: the harness names what the gateway answered
+    assert f"the gateway answered {21 * short.retry.attempts} x 400 context_length_exceeded" in str(error)
     verdict = judge(calls, checks=["retry_after_ignored", "retried_non_retryable", "retry_storm"])
     assert (verdict.requests, verdict.attempts) == (mini_mmlu.rows, len(calls))
     assert {f.check for f in verdict.findings} == {"retried_non_retryable"}

@@ -14,12 +14,21 @@ import io
 import json
 import shlex
 import subprocess
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evaljig_config import LightEvalConfigRenderer, LightEvalRun, ProviderSpec, run_cli, run_python, scrub_text
+from evaljig_config import (
+    LightEvalConfigRenderer,
+    LightEvalRun,
+    ProviderSpec,
+    RetryBudgetExhausted,
+    run_cli,
+    run_python,
+    scrub_text,
+)
 from evaljig_fixtures._dataset_load import DatasetPackage, load_dataset_package
 from evaljig_gateway import Call, CassetteMiss, Gateway, first_miss
 
@@ -128,7 +137,9 @@ class LevTrace:
 
         lighteval answers a 404 with an empty answer, so the runner's error is a retry budget with
         ``last error: None``: the gateway's explanation (request, closest recording, differing fields)
-        is the one line that says what happened, and it comes first.
+        is the one line that says what happened, and it comes first. A spent retry budget otherwise
+        gets the error codes the gateway answered (lighteval retries a 400 such as
+        ``context_length_exceeded`` without logging it, so the runner alone cannot name it).
         """
         self.invocations.append(invocation)  # before the run: a run that raises is reported too
         before = self._journal_size()
@@ -137,6 +148,12 @@ class LevTrace:
         except Exception as exc:
             invocation.calls = self._calls_since(before)
             found = first_miss(invocation.calls)
+            if isinstance(exc, RetryBudgetExhausted) and found is None:
+                answered = answered_errors(invocation.calls)
+                if answered:
+                    raise RetryBudgetExhausted(
+                        exc.model, exc.attempts, f"{exc.last_error}; the gateway answered {answered}"
+                    ) from exc
             if found is None or isinstance(exc, CassetteMiss):
                 raise
             tape = self.gateway.tape if self.gateway is not None else None
@@ -153,6 +170,14 @@ class LevTrace:
             return []
         calls = self.gateway.calls()
         return calls[before:] if len(calls) >= before else calls  # a reset in between: all of it is this run's
+
+
+def answered_errors(calls: Iterable[Call]) -> str:
+    """The error answers among ``calls`` that carried an OpenAI code, counted: ``63 x 400 context_length_exceeded``."""
+    counts = Counter((c.status, c.error_code) for c in calls if c.status >= 400 and c.error_code)
+    return ", ".join(
+        f"{n} x {status} {code}" for (status, code), n in sorted(counts.items(), key=lambda i: (-i[1], i[0]))
+    )
 
 
 def _tail(text: str) -> str:

@@ -201,6 +201,7 @@ class GatewayApp:
                 started_ns=started,
                 reply_headers=reply.headers,
                 cut=reply.end != "whole",
+                error_code=_error_code(reply) if reply.status >= 400 else None,
             )
         await _send(send, reply)
 
@@ -514,6 +515,16 @@ def _settle(
 def _first(query: dict[str, list[str]], key: str) -> str | None:
     values = query.get(key)
     return values[0] if values else None
+
+
+def _error_code(reply: Reply) -> str | None:
+    """An error answer's ``error.code`` (OpenAI's shape), for the journal; None when it has none."""
+    try:
+        error = orjson.loads(reply.content).get("error")
+    except (orjson.JSONDecodeError, AttributeError):
+        return None
+    code = error.get("code") if isinstance(error, dict) else None
+    return code if isinstance(code, str) else None
 
 
 def _error_reply(error: GatewayError) -> Reply:

@@ -64,6 +64,9 @@ class Call:
     """The wait the answer asked for (its ``retry-after-ms``, else ``retry-after`` seconds), if it asked."""
     cut: bool = False
     """The gateway cut the answer short on purpose (a stream ended early): a client must not take it as whole."""
+    error_code: str | None = None
+    """An error answer's OpenAI ``error.code`` (``context_length_exceeded``, ``rate_limit_exceeded``...), if it
+    had one: what a client that logs nothing (lighteval retrying a 400) was told."""
 
     @property
     def size(self) -> int:
@@ -98,6 +101,7 @@ class Call:
             "body_size": self.size,
             "body_truncated": self.truncated,
             **({"miss": self.miss} if self.miss is not None else {}),
+            **({"error_code": self.error_code} if self.error_code is not None else {}),
             **(self.timing() if timed else {}),
         }
 
@@ -205,6 +209,7 @@ class Journal:
         started_ns: int | None = None,
         reply_headers: Sequence[tuple[bytes, bytes]] = (),
         cut: bool = False,
+        error_code: str | None = None,
     ) -> None:
         """Journal a finished call; one that arrived before the last reset is counted as served only.
 
@@ -237,6 +242,7 @@ class Journal:
                 wall,
                 retry_after,
                 cut,
+                error_code,
             )
             self._calls.append(call)
             self._bytes += _cost(call)
