@@ -15,6 +15,69 @@ from .conftest import FAKE_KEY
 from .failures import MODELS, TOOL_FAILURES, WEATHER_TOOL, answer_text, outcome, prompt, until_refused
 from .models import ANSWER, QUESTION
 
+#: What openai 3.x (on httpx2) does with each gateway failure.
+EXPECTED = {
+    "reasoning": (
+        "create: returns content 'Paris', finish_reason stop, reasoning kept",
+        "stream: returns content 'Paris', finish_reason stop, reasoning kept",
+        "2 requests",
+    ),
+    "think-empty": (
+        "create: returns content '', finish_reason stop, reasoning kept",
+        "stream: returns content '', finish_reason stop, reasoning kept",
+        "2 requests",
+    ),
+    "length": (
+        "create: returns content '', finish_reason length",
+        "stream: returns content '', finish_reason length",
+        "2 requests",
+    ),
+    "cut": (
+        "create: raises json.JSONDecodeError",
+        "stream: returns content 'D', finish_reason None",
+        "2 requests",
+    ),
+    "drop": (
+        "create: raises openai.APIConnectionError",
+        "stream: raises openai.APIConnectionError",
+        "4 requests",
+    ),
+    "garble": (
+        "create: raises json.JSONDecodeError",
+        "stream: raises json.JSONDecodeError",
+        "2 requests",
+    ),
+    "context": (
+        "create: raises openai.BadRequestError",
+        "stream: raises openai.BadRequestError",
+        "2 requests",
+    ),
+    "tpm": (
+        "call 6 raises openai.RateLimitError",
+        "8 requests",
+    ),
+    "bad-tool-args": (
+        'create: returns content null, finish_reason tool_calls, tool get_weather({"city")',
+        "stream: returns content '', finish_reason tool_calls, tool get_weather({\"city\")",
+        "2 requests",
+    ),
+    "unknown-tool": (
+        'create: returns content null, finish_reason tool_calls, tool evaljig_unknown_tool({"city":"mike"})',
+        'stream: returns content \'\', finish_reason tool_calls, tool evaljig_unknown_tool({"city":"mike"})',
+        "2 requests",
+    ),
+}
+
+#: openai 2.x (on httpx) does the same, but for a dropped stream: httpx's own error reaches the caller unwrapped.
+EXPECTED_2 = {
+    **EXPECTED,
+    "drop": (
+        "create: raises openai.APIConnectionError",
+        "stream: raises httpx.RemoteProtocolError",
+        "4 requests",
+    ),
+}
+
 
 def observe(sdk: Any, failure: str) -> tuple[str, ...]:
     """``("create: ...", "stream: ...", "N requests")``; for ``tpm``, the call refused and the requests."""
