@@ -102,12 +102,15 @@ def lighteval_drift(spec: ProviderSpec) -> list[LightEvalDrift]:
                 dropped,
                 f"model '{model}': its name contains 'o1', so lighteval 0.13 sends none of the generation parameters: "
                 f"{what} dropped; max_completion_tokens is the task's generation size (x{REASONING_FACTOR} for a "
-                "reasoning model)",
+                "reasoning model); fix: serve the model under a name without 'o1' if those parameters must reach it",
             )
         )
     ignored = tuple(name for name in NEVER_SENT if name in generation)
     if ignored:
         fields = ", ".join(f"generation.{name}" for name in ignored)
-        message = f"model '{model}': lighteval 0.13's LiteLLM path never sends {fields}"
+        message = (
+            f"model '{model}': lighteval 0.13's LiteLLM path never sends {fields}; "
+            "fix: remove it from the spec's generation block (it has no effect on the run)"
+        )
         found.append(LightEvalDrift("never-sent", ignored, message))
     return found
