@@ -119,9 +119,9 @@ class GatewayApp:
         self.limits = limits or Limits()
         self.retry_after_ms = retry_after_ms
         self.in_flight = 0
+        """Model requests being answered right now (read by ``GET /_gateway/status``)."""
         self.windows = TokenWindows()
         """Tokens spent per model in the current ``tpm-<n>`` window (``advance`` ends it, a reset too)."""
-        """Model requests being answered right now (read by ``GET /_gateway/status``)."""
         self._id_epoch, self._id_count = 0, 0
         self.reopen()
 
