@@ -273,15 +273,15 @@ def report(session: nox.Session) -> None:
 def lighteval(session: nox.Session) -> None:
     """The LEV contract matrix against the real lighteval (pinned, uv-installed in the stack venv).
 
-    Every CLI run execs ``lighteval`` as users run it; ``--dist loadfile`` keeps the cases that
-    import lighteval in-process on one worker.
+    Every CLI run execs ``lighteval`` as users run it; ``--dist loadgroup`` keeps the cases that
+    import lighteval in-process (one xdist group) on one worker and hands out the CLI cases one by one.
     """
     writes_bytecode(session)
     bin_dir = stack.ensure(session, TEST_REQUIREMENTS)
     cov_args, cov_env = measured(session)
     session.run(
         str(bin_dir / "pytest"), "packages/config-service/tests/lighteval", "-m", "lighteval",
-        "-n", workers(), "--dist", "loadfile", "-p", "no:cacheprovider", *LOOPBACK_ONLY, *cov_args, *session.posargs,
+        "-n", workers(), "--dist", "loadgroup", "-p", "no:cacheprovider", *LOOPBACK_ONLY, *cov_args, *session.posargs,
         env=stack.stack_env(bin_dir, {**report_env(session), **cov_env, "EVALJIG_REQUIRE_LIGHTEVAL": "1"}),
         success_codes=PYTEST_OK, external=True,
     )  # fmt: skip
@@ -308,33 +308,39 @@ def adoption(session: nox.Session) -> None:
 
     ``evaljig[lighteval]`` from the wheels in ``dist/`` (built here when ``make dist`` has not),
     with **no constraints file**: the extra's bounds alone; then the stack check, ``evaljig init``,
-    the builder, the scaffolded LEV suite and ``--check``. The resolved stack and each step's wall
-    time are printed at the end.
+    the builder, the scaffolded LEV suite and ``--check``. The two installers' runs go side by side,
+    each line of their output prefixed ``[pip]``/``[uv]``; the resolved stack and each step's wall
+    time are printed at the end, and a failure names the installer, the step and its last lines.
     """
     writes_bytecode(session)
+    started = time.perf_counter()
     tmp = Path(session.create_tmp()).resolve()
     work = Path(tempfile.mkdtemp(prefix="evaljig-adoption-"))  # outside the checkout: no conftest, no pyproject
-    timings = adoption_run.Timings()
     dist = ROOT / "dist"
     if not list(dist.glob("evaljig-*.whl")):  # the meta-package's wheel: make dist has not run
         dist = tmp / "dist"
         for package in ("--all-packages", str(ROOT / "packages" / "evaljig")):
-            args = ["uv", "build", package, "--wheel", "--out-dir", str(dist)]
-            timings.step(session, f"build wheels ({Path(package).name.lstrip('-')})", ROOT, *args)
+            session.run("uv", "build", package, "--wheel", "--out-dir", str(dist), external=True)
     python = str(Path(session.virtualenv.location) / "bin" / "python")
     settings = stack.pip_settings(stack.pip_config_text(), os.environ)
-    resolved = {}
-    for installer in ("pip", "uv"):
-        resolved[installer] = adoption_run.adopt(
-            session, installer=installer, work=work, dist=dist, python=python,
-            env={**common.OFFLINE_ENV, "PATH": os.environ.get("PATH", "")},
-            uv_env=adoption_run.uv_source_env(settings), timings=timings, private=[ROOT, work, tmp],
-        )  # fmt: skip
+    legs = {installer: adoption_run.Leg(session, installer) for installer in ("pip", "uv")}
+    team = functools.partial(
+        adoption_run.adopt, work=work, dist=dist, python=python,
+        env={**common.OFFLINE_ENV, "PATH": os.environ.get("PATH", "")},
+        uv_env=adoption_run.uv_source_env(settings), private=[ROOT, work, tmp],
+    )  # fmt: skip
+    runs = {name: functools.partial(team, leg) for name, leg in legs.items()}
+    resolved, failures = adoption_run.run_side_by_side(runs)
     shutil.rmtree(work, ignore_errors=True)
-    for name, seconds in timings.steps:
-        session.log(f"adoption: {name:<38} {seconds:7.1f} s")
+    for leg in legs.values():
+        for name, seconds in leg.steps:
+            session.log(f"adoption: {name:<38} {seconds:7.1f} s")
+        session.log(f"adoption: {leg.name + ' in all':<38} {sum(s for _, s in leg.steps):7.1f} s")
+    session.log(f"adoption: {'both side by side, wall':<38} {time.perf_counter() - started:7.1f} s")
     for installer, versions in resolved.items():
         session.log(f"adoption: {installer} resolved " + ", ".join(f"{k} {v}" for k, v in versions.items()))
+    if failures:
+        session.error("\n".join(failures))
 
 
 #: The real clients of ``nox -s clients``: one ``# [client]`` section of exact pins per venv (docs/ci.md#real-clients).

@@ -19,8 +19,11 @@ Stdlib only: the noxfile loads it from the ``.tools`` venv, the tests from the w
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import subprocess
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -37,18 +40,89 @@ REPORTED = ("evaljig", "lighteval", "litellm", "openai", "torch", "transformers"
 WHEELS = "wheels"
 #: A current pip, as docs/project.md says to install first (the one a new venv bundles cannot resolve the stack).
 PIP = "pip"
+#: Lines of a failed step's output repeated in the session's error.
+TAIL_LINES = 30
 
 
 class Session(Protocol):
     """What the adoption run needs of a ``nox.Session``."""
 
-    def run(self, *args: str, **kwargs: Any) -> Any: ...
+    @property
+    def env(self) -> Mapping[str, str | None]: ...
 
     def log(self, *args: Any, **kwargs: Any) -> None: ...
 
-    def chdir(self, dir: str | Path) -> Any: ...
 
-    def error(self, *args: Any) -> Any: ...
+class StepFailedError(Exception):
+    """A step of one installer's run exited non-zero: names the run, the step, the command and its last lines."""
+
+
+class Leg:
+    """One installer's run: its steps run one after another, each in its own folder, output prefixed.
+
+    The pip and uv runs go side by side in two threads (pip's install is mostly one core of
+    unpacking while uv's run is lighteval on the other), so a step is a plain ``subprocess`` with
+    its own ``cwd``: ``session.chdir`` changes the whole process's folder, and ``session.run``
+    has no ``cwd``. Each output line is printed as it comes, prefixed ``[pip]`` or ``[uv]``.
+    """
+
+    _print_lock = threading.Lock()
+
+    def __init__(self, session: Session, name: str) -> None:
+        self.session, self.name = session, name
+        self.steps: list[tuple[str, float]] = []
+
+    def step(self, step: str, cwd: Path, *args: str, env: Mapping[str, str | None] | None = None) -> str:
+        """Run ``args`` in ``cwd`` with the session's environment plus ``env`` (``None`` removes a variable)."""
+        merged: dict[str, str | None] = {**os.environ, **self.session.env, **(env or {})}
+        started = time.perf_counter()
+        self._print(f"$ {' '.join(args)}  (in {cwd})")
+        with subprocess.Popen(
+            args, cwd=cwd, env={k: v for k, v in merged.items() if v is not None},
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
+        ) as process:  # fmt: skip
+            assert process.stdout is not None
+            lines: list[str] = []
+            for line in process.stdout:
+                lines.append(line)
+                self._print(line.rstrip("\n"))
+        seconds = time.perf_counter() - started
+        self.steps.append((f"{self.name}: {step}", seconds))
+        if process.returncode != 0:
+            tail = "".join(lines[-TAIL_LINES:])
+            raise StepFailedError(
+                f"{self.name}: {step} failed (exit {process.returncode} after {seconds:.0f} s): {' '.join(args)}\n"
+                f"in {cwd}; its last lines:\n{tail}"
+            )
+        return "".join(lines)
+
+    def _print(self, line: str) -> None:
+        with self._print_lock:
+            print(f"[{self.name}] {line}", flush=True)
+
+
+def run_side_by_side(legs: Mapping[str, Callable[[], dict[str, str]]]) -> tuple[dict[str, dict[str, str]], list[str]]:
+    """Run each leg in its own thread; returns each finished leg's result and every failed leg's message.
+
+    A failing leg does not stop the other: both installers' outcomes are reported together.
+    """
+    results: dict[str, dict[str, str]] = {}
+    failures: dict[str, str] = {}
+
+    def run(name: str, leg: Callable[[], dict[str, str]]) -> None:
+        try:
+            results[name] = leg()
+        except StepFailedError as error:
+            failures[name] = str(error)
+        except Exception as error:  # a bug in this script: still report it with the leg's name
+            failures[name] = f"{name}: {type(error).__name__}: {error}"
+
+    threads = [threading.Thread(target=run, args=item, name=f"adoption-{item[0]}") for item in legs.items()]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return {name: results[name] for name in legs if name in results}, [failures[n] for n in legs if n in failures]
 
 
 def uv_source_env(settings: Mapping[str, Sequence[str]]) -> dict[str, str]:
@@ -108,51 +182,36 @@ def _normal(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name.strip().lower())
 
 
-class Timings:
-    """Each step's wall time, printed at the end of the session."""
-
-    def __init__(self) -> None:
-        self.steps: list[tuple[str, float]] = []
-
-    def step(self, session: Session, name: str, cwd: Path, *args: str, **kwargs: Any) -> Any:
-        started = time.perf_counter()
-        with session.chdir(cwd):
-            out = session.run(*args, external=True, **kwargs)
-        self.steps.append((name, time.perf_counter() - started))
-        return out
-
-
 def adopt(
-    session: Session,
+    leg: Leg,
     *,
-    installer: str,
     work: Path,
     dist: Path,
     python: str,
     env: Mapping[str, str | None],
     uv_env: Mapping[str, str],
-    timings: Timings,
     private: Sequence[Path],
 ) -> dict[str, str]:
-    """One team's run with ``installer`` (``pip`` or ``uv``) in ``work``; returns the stack's resolved versions."""
+    """One team's run with ``leg.name`` (``pip`` or ``uv``) in ``work``; returns the stack's resolved versions."""
+    installer = leg.name
     repo = work / f"team-{installer}"
     repo.mkdir(parents=True)
-    timings.step(session, f"{installer}: git init", work, "git", "init", "--quiet", str(repo))
+    leg.step("git init", work, "git", "init", "--quiet", str(repo))
     if installer == "pip":
         venv = repo / ".venv"
-        timings.step(session, "pip: venv", repo, python, "-m", "venv", str(venv))
+        leg.step("venv", repo, python, "-m", "venv", str(venv))
         bin_dir = venv / "bin"
         # the pip a new venv bundles (23.x) cannot resolve lighteval's litellm[caching] next to a bounded
         # litellm (it picks different wheels for the extra and the base: ResolutionImpossible); docs/project.md
-        timings.step(
-            session, "pip: upgrade pip", repo, str(bin_dir / "python"), "-m", "pip", "install", "--quiet",
+        leg.step(
+            "upgrade pip", repo, str(bin_dir / "python"), "-m", "pip", "install", "--quiet",
             "--disable-pip-version-check", "--upgrade", PIP,
         )  # fmt: skip
-        timings.step(
-            session, "pip: install evaljig[lighteval]", repo, str(bin_dir / "python"), "-m", "pip", "install",
+        leg.step(
+            "install evaljig[lighteval]", repo, str(bin_dir / "python"), "-m", "pip", "install",
             "--quiet", "--disable-pip-version-check", "--find-links", str(dist), *REQUIREMENTS,
         )  # fmt: skip
-        timings.step(session, "pip: pip check", repo, str(bin_dir / "python"), "-m", "pip", "check")
+        leg.step("pip check", repo, str(bin_dir / "python"), "-m", "pip", "check")
         run: Callable[..., list[str]] = lambda *args: [str(bin_dir / args[0]), *args[1:]]  # noqa: E731
         team_env: dict[str, str | None] = {
             **env,
@@ -172,26 +231,26 @@ def adopt(
             **env, **uv_env, "UV_PYTHON": python, "UV_PYTHON_DOWNLOADS": "never",
             "UV_PROJECT_ENVIRONMENT": str(repo / ".venv"), "VIRTUAL_ENV": None,
         }  # fmt: skip
-        timings.step(
-            session, "uv: uv add evaljig[lighteval]", repo, "uv", "add", "--quiet", *REQUIREMENTS, env=team_env
-        )
+        leg.step("uv add evaljig[lighteval]", repo, "uv", "add", "--quiet", *REQUIREMENTS, env=team_env)
         problems = lock_problems((repo / "uv.lock").read_text(encoding="utf-8"), [*private, repo])
         if problems:
-            session.error("uv.lock is not portable, it names paths of this machine:\n" + "\n".join(problems))
+            paths = "\n".join(problems)
+            raise StepFailedError(f"uv: uv.lock is not portable, it names paths of this machine:\n{paths}")
         run = lambda *args: ["uv", "run", "--frozen", *args]  # noqa: E731
         freeze_cmd = ["uv", "pip", "freeze", "--python", str(repo / ".venv" / "bin" / "python")]
-    timings.step(
-        session, f"{installer}: lighteval check", repo, *run("evaljig-config", "lighteval", "check"), env=team_env
-    )
+    leg.step("lighteval check", repo, *run("evaljig-config", "lighteval", "check"), env=team_env)
     if (repo / ".litellm_cache").exists():
-        session.error(f"{installer}: `evaljig-config lighteval check` left .litellm_cache/ in the working directory")
-    timings.step(
-        session, f"{installer}: evaljig init .", repo, *run("evaljig", "init", ".", *INIT_OPTIONS), env=team_env
-    )
+        left = "`evaljig-config lighteval check` left .litellm_cache/ in the working directory"
+        raise StepFailedError(f"{installer}: {left}")
+    leg.step("evaljig init .", repo, *run("evaljig", "init", ".", *INIT_OPTIONS), env=team_env)
     backend = repo / "backend"
-    timings.step(session, f"{installer}: builder", backend, *run("python", BUILDER), env=team_env)
-    timings.step(session, f"{installer}: pytest -m lighteval", backend, *run("python", *LEV_SUITE), env=team_env)
-    timings.step(session, f"{installer}: builder --check", backend, *run("python", BUILDER, "--check"), env=team_env)
-    with session.chdir(repo):
-        freeze = session.run(*freeze_cmd, external=True, silent=True, env=team_env)
-    return resolved_versions(str(freeze))
+    leg.step("builder", backend, *run("python", BUILDER), env=team_env)
+    leg.step("pytest -m lighteval", backend, *run("python", *LEV_SUITE), env=team_env)
+    leg.step("builder --check", backend, *run("python", BUILDER, "--check"), env=team_env)
+    started = time.perf_counter()
+    freeze = subprocess.run(
+        freeze_cmd, cwd=repo, env={k: v for k, v in {**os.environ, **team_env}.items() if v is not None},
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    leg.steps.append((f"{installer}: freeze", time.perf_counter() - started))
+    return resolved_versions(freeze)

@@ -8,9 +8,13 @@ project-relative find-links, the lock's portability check, and pip's sources han
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
+import sys
 import tomllib
 from pathlib import Path
+
+import pytest
 
 from ci import adoption
 
@@ -82,3 +86,69 @@ def test_resolved_versions_are_read_from_a_freeze() -> None:
         "openai": "3.57.0",
         "torch": "2.13.0+cpu",
     }
+
+
+class FakeSession:
+    """What a ``Leg`` reads of a nox session: its environment (``None`` removes a variable)."""
+
+    def __init__(self, env: dict[str, str | None]) -> None:
+        self.env = env
+
+    def log(self, *args: object, **kwargs: object) -> None:
+        raise AssertionError("a leg prints its own lines")
+
+
+def test_the_legs_run_side_by_side_each_in_its_own_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folders = {name: tmp_path / name for name in ("pip", "uv")}
+    for folder in folders.values():
+        folder.mkdir()
+    session = FakeSession({"EVALJIG_ADOPTION_PROBE": "from-session", "PYTHONDONTWRITEBYTECODE": None})
+    legs = {name: adoption.Leg(session, name) for name in folders}
+    # each leg waits until the other has started: they can only both finish if they run at the same time
+    script = (
+        "import os, pathlib, sys, time; pathlib.Path('started').touch(); other = pathlib.Path(sys.argv[1]);"
+        " deadline = time.monotonic() + 60\n"
+        "while not (other / 'started').exists() and time.monotonic() < deadline: time.sleep(0.01)\n"
+        "print(os.getcwd(), os.environ.get('EVALJIG_ADOPTION_PROBE'), os.environ.get('PYTHONDONTWRITEBYTECODE'),"
+        " (other / 'started').exists())"
+    )
+
+    def run(name: str) -> dict[str, str]:
+        other = folders["uv" if name == "pip" else "pip"]
+        out = legs[name].step("probe", folders[name], sys.executable, "-c", script, str(other))
+        return {"out": out.strip()}
+
+    resolved, failures = adoption.run_side_by_side({name: functools.partial(run, name) for name in folders})
+
+    assert failures == []
+    for name, folder in folders.items():
+        assert resolved[name]["out"] == f"{folder} from-session None True"
+        assert [step for step, _ in legs[name].steps] == [f"{name}: probe"]
+    printed = capsys.readouterr().out.splitlines()
+    assert f"[pip] {folders['pip']} from-session None True" in printed
+    assert f"[uv] {folders['uv']} from-session None True" in printed
+
+
+def test_a_failed_step_names_its_installer_step_and_last_lines_and_the_other_leg_finishes(tmp_path: Path) -> None:
+    session = FakeSession({})
+    legs = {name: adoption.Leg(session, name) for name in ("pip", "uv")}
+    failing = "import sys; print('\\n'.join(f'line {n}' for n in range(100))); sys.exit(3)"
+
+    def pip() -> dict[str, str]:
+        legs["pip"].step("install evaljig[lighteval]", tmp_path, sys.executable, "-c", failing)
+        legs["pip"].step("never reached", tmp_path, sys.executable, "-c", "")
+        return {}
+
+    def uv() -> dict[str, str]:
+        legs["uv"].step("uv add evaljig[lighteval]", tmp_path, sys.executable, "-c", "print('fine')")
+        return {"evaljig": "0.1.0"}
+
+    resolved, failures = adoption.run_side_by_side({"pip": pip, "uv": uv})
+
+    assert resolved == {"uv": {"evaljig": "0.1.0"}}
+    [message] = failures
+    first, where, *tail = message.splitlines()
+    assert first.startswith("pip: install evaljig[lighteval] failed (exit 3 after ")
+    assert where == f"in {tmp_path}; its last lines:"
+    assert tail == [f"line {n}" for n in range(100 - adoption.TAIL_LINES, 100)]
+    assert [step for step, _ in legs["pip"].steps] == ["pip: install evaljig[lighteval]"]

@@ -60,7 +60,9 @@ from .conftest import (
 )
 from .independent_upstream import independent_upstream
 
-pytestmark = pytest.mark.lighteval
+#: One xdist group (``--dist loadgroup``): one worker imports lighteval in-process for all of them,
+#: while the CLI-only cases spread one by one over the workers.
+pytestmark = [pytest.mark.lighteval, pytest.mark.xdist_group("lighteval-in-process")]
 
 
 def test_lev_003_python_api_failure(
