@@ -45,7 +45,7 @@ def handle(req: Request) -> Reply:
         raise invalid("stream_options", "is only allowed with 'stream': true and must be an object")
     include_usage = bool(options and options.get("include_usage"))
 
-    prompt = "\n".join(_content.message_text(m.get("content")) for m in messages)
+    prompt = "\n".join([_content.message_text(m.get("content")) for m in messages])
     check_prompt(req, len(prompt), "messages")
     prompt_tokens = _content.count_tokens(prompt)
     behaviour = behaviour_for(req.model)
@@ -53,7 +53,10 @@ def handle(req: Request) -> Reply:
     known = req.answers.lookup(prompt)
     turn = req.answers.turn_for(messages)  # a scripted turn overrides tool choice and format
     to_call = _tool_choice.calls_for(policy, messages) if turn is None else []
-    seed = _assistant.conversation_seed(messages) if to_call or json_format else ""  # only what needs it pays
+    generates = bool(to_call) or json_format is not None  # only what generates pays for a seed and a budget
+    seed = _assistant.conversation_seed(messages) if generates else ""
+    # generated JSON (instances, tool arguments): all choices share one budget
+    budget = OutputBudget.of(req.limits) if generates else None
     digest = req.digest
     head = {
         "id": f"chatcmpl-{digest[:24]}",
@@ -64,9 +67,11 @@ def handle(req: Request) -> Reply:
     }
     choices: list[dict[str, Any]] = []
     completion_tokens = reasoning_tokens = 0
-    budget = OutputBudget.of(req.limits)  # generated JSON (instances, tool arguments): all choices share it
     for index in range(n):
-        calls = _assistant.scripted_calls(turn) if turn else _assistant.generated_calls(to_call, seed, index, budget)
+        if turn:
+            calls = _assistant.scripted_calls(turn)
+        else:
+            calls = _assistant.generated_calls(to_call, seed, index, budget) if to_call else []
         if calls:
             calls = _broken_calls(behaviour, calls, [tool.name for tool in policy.allowed])
             message, finish = _assistant.call_message(calls, digest, index, legacy=policy.legacy)
@@ -81,6 +86,7 @@ def handle(req: Request) -> Reply:
             raw = turn.content
         elif json_format is not None:
             derived = _content.default_answer(prompt, index)
+            assert budget is not None  # made above for every request that generates
             raw = _structured.json_content(json_format, known, derived, f"{seed}\x00{index}", budget=budget)
         else:
             raw = answer(known, prompt, index)
@@ -102,7 +108,8 @@ def handle(req: Request) -> Reply:
     usage = usage_of(prompt_tokens, completion_tokens + reasoning_tokens, reasoning_tokens)
     tokens = usage["total_tokens"]
     if not stream:
-        return json_reply({**head, "choices": choices, "usage": usage, "service_tier": "default"}, tokens=tokens)
+        head.update(choices=choices, usage=usage, service_tier="default")  # the whole answer, in OpenAI's order
+        return json_reply(head, tokens=tokens)
     return sse_reply(_chat_chunks(head, choices, usage if include_usage else None), tokens=tokens)
 
 

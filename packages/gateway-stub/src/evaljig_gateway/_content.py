@@ -9,6 +9,7 @@ Nothing reads a clock or a random source.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import math
 import random
@@ -54,8 +55,9 @@ _VOCABULARY = (
 
 
 def count_tokens(text: str) -> int:
-    """Tokens in ``text`` by the gateway's one tokenizer (``usage``, ``max_tokens``)."""
-    return _tokenizer.count(text)
+    """Tokens in ``text`` by the gateway's one tokenizer (``usage``, ``max_tokens``); a default answer
+    (``Answer``) already knows its count."""
+    return text.tokens if type(text) is Answer else _tokenizer.count(text)
 
 
 def pieces(text: str) -> list[str]:
@@ -133,11 +135,32 @@ class AnswerKey:
         return None
 
 
-def default_answer(prompt: str, seed: int = 0) -> str:
+class Answer(str):
+    """A default answer, with its token count (``count_tokens`` reads it, as ``usage`` does for every choice).
+
+    Made of parts whose tokens are known (the fixed text, a vocabulary word after a space: each is its own
+    pre-token, so their counts add up), it is never tokenized; a cut or edit of it is a plain ``str``.
+    """
+
+    tokens: int
+
+
+@functools.cache
+def _answer_parts() -> tuple[int, dict[int, tuple[str, int]]]:
+    """Tokens of a default answer's fixed text, and each byte's word with the tokens of its space and word."""
+    fixed = _tokenizer.count("Deterministic answer:") + _tokenizer.count(".")
+    words = {b: (_VOCABULARY[b % len(_VOCABULARY)], _tokenizer.count(" " + _VOCABULARY[b % len(_VOCABULARY)]))
+             for b in range(256)}  # fmt: skip
+    return fixed, words
+
+
+def default_answer(prompt: str, seed: int = 0) -> Answer:
     """A short answer that is a stable function of the prompt (and choice index)."""
-    h = hashlib.sha256(f"{seed}\x00{prompt}".encode()).digest()
-    words = [_VOCABULARY[b % len(_VOCABULARY)] for b in h[:4]]
-    return f"Deterministic answer: {' '.join(words)}."
+    fixed, words = _answer_parts()
+    picked = [words[b] for b in hashlib.sha256(f"{seed}\x00{prompt}".encode()).digest()[:4]]
+    text = Answer(f"Deterministic answer: {' '.join([word for word, _ in picked])}.")
+    text.tokens = fixed + sum([tokens for _, tokens in picked])
+    return text
 
 
 def truncate(text: str, max_tokens: int | None, stop: list[str]) -> tuple[str, str]:

@@ -64,11 +64,13 @@ def stop_list(body: dict[str, Any]) -> list[str]:
     raise invalid("stop", "must be a string or a list of at most 4 strings")
 
 
+#: The sampling parameters chat and completions take, with their ranges.
+_SAMPLING = (("temperature", 0, 2), ("top_p", 0, 1), ("presence_penalty", -2, 2), ("frequency_penalty", -2, 2))
+
+
 def sampling(body: dict[str, Any]) -> None:
-    optional_number(body, "temperature", 0, 2)
-    optional_number(body, "top_p", 0, 1)
-    optional_number(body, "presence_penalty", -2, 2)
-    optional_number(body, "frequency_penalty", -2, 2)
+    for name, low, high in _SAMPLING:
+        optional_number(body, name, low, high)
 
 
 def messages_of(body: dict[str, Any]) -> list[dict[str, Any]]:
