@@ -222,6 +222,8 @@ class GatewayApp:
         assert call.model is not None  # set by ``_answer`` before the handler ran
         # counted only once the request is valid: a 400 must not use up fail-once's failure
         call.attempt = self.journal.next_attempt(call.model, call.epoch)
+        if behaviour_for(call.model) is PLAIN:
+            return reply
         return await self._apply_behaviour(call.model, call.attempt, reply, receive)
 
     def _answer(self, handler: Callable[[Request], Reply], call: _Call) -> Reply:
@@ -364,8 +366,6 @@ class GatewayApp:
 
     async def _apply_behaviour(self, model: str, attempt: int, reply: Reply, receive: Receive) -> Reply:
         behaviour = behaviour_for(model)
-        if behaviour is PLAIN:
-            return reply
         if behaviour.stall:
             await self._hold(_until_disconnect(receive))
             raise ClientGoneError

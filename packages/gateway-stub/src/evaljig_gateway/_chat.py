@@ -17,23 +17,33 @@ from evaljig_gateway._limits import OutputBudget
 from evaljig_gateway._replies import Reply, json_reply, sse_reply
 from evaljig_gateway._request import Request, answer, check_prompt, check_tokens, usage_of
 
+#: The fields checked as numbers, integers or booleans (``max_tokens`` only without ``max_completion_tokens``).
+_FIELDS: dict[str, _validation.Rule] = {
+    **_validation.SAMPLING,
+    "n": ("integer", 1, 128),
+    "max_completion_tokens": ("integer", 1, 1_000_000),
+    "stream": ("boolean", 0, 0),
+    "logprobs": ("boolean", 0, 0),
+    "top_logprobs": ("integer", 0, 20),
+}
+
 
 def handle(req: Request) -> Reply:
     """``POST /v1/chat/completions``."""
     body = req.body
     messages = _validation.messages_of(body)
-    _validation.sampling(body)
-    n = _validation.optional_int(body, "n", 1, 128) or 1
+    _validation.check_fields(body, _FIELDS)
+    n = body.get("n") or 1
     tokens_param = "max_completion_tokens"
-    max_tokens = _validation.optional_int(body, tokens_param, 1, 1_000_000)
-    if max_tokens is None:
+    max_tokens = body.get(tokens_param)
+    if max_tokens is None:  # the legacy name counts only without the new one
         tokens_param = "max_tokens"
         max_tokens = _validation.optional_int(body, tokens_param, 1, 1_000_000)
     check_tokens(req, n, max_tokens, tokens_param)
     stop = _validation.stop_list(body)
-    stream = _validation.optional_bool(body, "stream")
-    want_logprobs = _validation.optional_bool(body, "logprobs")
-    top = _validation.optional_int(body, "top_logprobs", 0, 20)
+    stream = body.get("stream") is True
+    want_logprobs = body.get("logprobs") is True
+    top = body.get("top_logprobs")
     if top is not None and not want_logprobs:
         raise invalid("top_logprobs", "requires 'logprobs' to be true")
     policy = _tool_choice.tool_choice_of(body, req.limits.max_tools)

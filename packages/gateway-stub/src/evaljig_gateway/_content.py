@@ -146,20 +146,19 @@ class Answer(str):
 
 
 @functools.cache
-def _answer_parts() -> tuple[int, dict[int, tuple[str, int]]]:
-    """Tokens of a default answer's fixed text, and each byte's word with the tokens of its space and word."""
+def _answer_parts() -> tuple[int, tuple[str, ...], tuple[int, ...]]:
+    """Tokens of a default answer's fixed text; each byte's word, and the tokens of that word after a space."""
+    words = tuple(_VOCABULARY[b % len(_VOCABULARY)] for b in range(256))
     fixed = _tokenizer.count("Deterministic answer:") + _tokenizer.count(".")
-    words = {b: (_VOCABULARY[b % len(_VOCABULARY)], _tokenizer.count(" " + _VOCABULARY[b % len(_VOCABULARY)]))
-             for b in range(256)}  # fmt: skip
-    return fixed, words
+    return fixed, words, tuple(_tokenizer.count(" " + word) for word in words)
 
 
 def default_answer(prompt: str, seed: int = 0) -> Answer:
     """A short answer that is a stable function of the prompt (and choice index)."""
-    fixed, words = _answer_parts()
-    picked = [words[b] for b in hashlib.sha256(f"{seed}\x00{prompt}".encode()).digest()[:4]]
-    text = Answer(f"Deterministic answer: {' '.join([word for word, _ in picked])}.")
-    text.tokens = fixed + sum([tokens for _, tokens in picked])
+    fixed, words, tokens = _answer_parts()
+    picked = hashlib.sha256(f"{seed}\x00{prompt}".encode()).digest()[:4]
+    text = Answer(f"Deterministic answer: {' '.join(map(words.__getitem__, picked))}.")
+    text.tokens = fixed + sum(map(tokens.__getitem__, picked))
     return text
 
 
