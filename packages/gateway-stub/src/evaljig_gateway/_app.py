@@ -553,7 +553,7 @@ def _too_large(limit: int) -> GatewayError:
 async def _send(send: Send, reply: Reply) -> None:
     headers = [(b"content-type", reply.content_type), *reply.headers]
     if reply.events is None:
-        headers.append((b"content-length", str(len(reply.body)).encode()))
+        headers.append((b"content-length", b"%d" % len(reply.body)))
         await send({"type": "http.response.start", "status": reply.status, "headers": headers})
         await send({"type": "http.response.body", "body": reply.body})
         return

@@ -11,7 +11,7 @@ from typing import Any
 
 from evaljig_common import SYSTEM_FINGERPRINT
 from evaljig_gateway import _assistant, _content, _logprobs, _shaping, _structured, _tool_choice, _validation
-from evaljig_gateway._behaviours import Behaviour, behaviour_for
+from evaljig_gateway._behaviours import PLAIN, Behaviour, behaviour_for
 from evaljig_gateway._errors import invalid
 from evaljig_gateway._limits import OutputBudget
 from evaljig_gateway._replies import Reply, json_reply, sse_reply
@@ -59,7 +59,8 @@ def handle(req: Request) -> Reply:
     check_prompt(req, len(prompt), "messages")
     prompt_tokens = _content.count_tokens(prompt)
     behaviour = behaviour_for(req.model)
-    _shaping.check_context(behaviour, prompt_tokens, "chat")
+    if behaviour is not PLAIN:
+        _shaping.check_context(behaviour, prompt_tokens, "chat")
     known = req.answers.lookup(prompt)
     turn = req.answers.turn_for(messages)  # a scripted turn overrides tool choice and format
     to_call = _tool_choice.calls_for(policy, messages) if turn is None else []
@@ -101,18 +102,20 @@ def handle(req: Request) -> Reply:
         else:
             raw = answer(known, prompt, index)
         text, finish = _content.truncate(raw, max_tokens, stop)
-        shaped = _shaping.shaped(behaviour, prompt, text, finish)
-        text, finish = shaped.text, shaped.finish
+        reasoning = None
+        if behaviour is not PLAIN:  # reasoning, think-empty, length
+            shaped = _shaping.shaped(behaviour, prompt, text, finish)
+            reasoning, text, finish = shaped
+            reasoning_tokens += shaped.reasoning_tokens
         completion_tokens += _content.count_tokens(text)
-        reasoning_tokens += shaped.reasoning_tokens
         logprobs = None
         if want_logprobs:
             keyed = _logprobs.KeyedText(prompt, req.answers.items()) if len(req.answers) else None
             content = _logprobs.chat_logprobs(prompt, _content.pieces(text), top or 0, keyed)
             logprobs = {"content": content, "refusal": None}
         message = {"role": "assistant", "content": text, "refusal": None, "annotations": []}
-        if shaped.reasoning is not None:
-            message = _with_reasoning(message, shaped.reasoning)
+        if reasoning is not None:
+            message = _with_reasoning(message, reasoning)
         choices.append({"index": index, "message": message, "logprobs": logprobs, "finish_reason": finish})
 
     usage = usage_of(prompt_tokens, completion_tokens + reasoning_tokens, reasoning_tokens)

@@ -68,10 +68,6 @@ def pieces(text: str) -> list[str]:
     return _tokenizer.pieces(text)
 
 
-def digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def created_from(request_digest: str) -> int:
     """A plausible, request-derived Unix timestamp."""
     return CREATED_BASE + int(request_digest[:6], 16)
