@@ -44,7 +44,8 @@ def test_a_default_answer_carries_the_token_count_the_tokenizer_gives_it() -> No
         answer = _content.default_answer(f"question {i}?", i % 3)
         assert _content.count_tokens(answer) == _tokenizer.count(str(answer))
     cut, _ = _content.truncate(answer, 3, [])  # a cut answer is plain text again, counted as such
-    assert type(cut) is str and _content.count_tokens(cut) == 3
+    assert type(cut) is str
+    assert _content.count_tokens(cut) == 3
 
 
 def test_embeddings_are_unit_vectors_and_stable() -> None:
