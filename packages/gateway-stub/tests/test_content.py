@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from evaljig_gateway import AnswerKey, _content, _logprobs
+from evaljig_gateway import AnswerKey, _content, _logprobs, _tokenizer
 
 
 def test_tokenizer_cuts_as_gpt2_with_whitespace_before_a_token() -> None:
@@ -36,6 +36,16 @@ def test_default_answer_is_a_function_of_the_prompt() -> None:
     assert _content.default_answer("a") == _content.default_answer("a")
     assert _content.default_answer("a") != _content.default_answer("b")
     assert _content.default_answer("a", 0) != _content.default_answer("a", 1)
+
+
+def test_a_default_answer_carries_the_token_count_the_tokenizer_gives_it() -> None:
+    # the count is added up from the answer's parts (every choice's usage reads it): it must be the tokenizer's
+    for i in range(2000):
+        answer = _content.default_answer(f"question {i}?", i % 3)
+        assert _content.count_tokens(answer) == _tokenizer.count(str(answer))
+    cut, _ = _content.truncate(answer, 3, [])  # a cut answer is plain text again, counted as such
+    assert type(cut) is str
+    assert _content.count_tokens(cut) == 3
 
 
 def test_embeddings_are_unit_vectors_and_stable() -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -30,7 +31,7 @@ from urllib.parse import parse_qs
 import orjson
 
 from evaljig_gateway import _chat, _completions, _embeddings, _faults, _models, _responses, _validation
-from evaljig_gateway._behaviours import behaviour_for
+from evaljig_gateway._behaviours import PLAIN, behaviour_for
 from evaljig_gateway._content import AnswerKey
 from evaljig_gateway._errors import ClientGoneError, GatewayError
 from evaljig_gateway._journal import Journal, call_json
@@ -73,8 +74,8 @@ _INLINE_PATHS = frozenset({"/v1/chat/completions", "/v1/responses"})
 INLINE_BODY_BYTES = 16 * 1024
 #: Fields whose work is bounded by a budget rather than by the body (log-probabilities; schema instances and
 #: tool arguments, up to ``Limits.max_generation_steps``, 50-100 ms): a body naming one runs in a worker thread
-#: (a plain answer's ``"text"`` content parts too: a false alarm only costs a thread).
-_HEAVY = (b'"logprobs"', b'"response_format"', b'"tools"', b'"functions"', b'"text"')
+#: (a plain answer's ``"text"`` content parts too: a false alarm only costs a thread). One pass over the body.
+_HEAVY = re.compile(rb'"(?:logprobs|response_format|tools|functions|text)"')
 
 
 @dataclass(slots=True)
@@ -214,13 +215,15 @@ class GatewayApp:
             return self._control(method, path, scope)
         if method != "POST":
             raise GatewayError(405, f"Method {method} is not allowed on {path}; use POST.")
-        if path in _INLINE_PATHS and len(call.raw) <= INLINE_BODY_BYTES and not any(m in call.raw for m in _HEAVY):
+        if path in _INLINE_PATHS and len(call.raw) <= INLINE_BODY_BYTES and _HEAVY.search(call.raw) is None:
             reply = self._answer(handler, call)
         else:
             reply = await self._in_thread(lambda: self._answer(handler, call), receive)
         assert call.model is not None  # set by ``_answer`` before the handler ran
         # counted only once the request is valid: a 400 must not use up fail-once's failure
         call.attempt = self.journal.next_attempt(call.model, call.epoch)
+        if behaviour_for(call.model) is PLAIN:
+            return reply
         return await self._apply_behaviour(call.model, call.attempt, reply, receive)
 
     def _answer(self, handler: Callable[[Request], Reply], call: _Call) -> Reply:
@@ -293,7 +296,7 @@ class GatewayApp:
         if epoch != self._id_epoch:
             self._id_epoch, self._id_count = epoch, 0
         self._id_count += 1
-        return f"req_{self._id_count:032x}".encode()
+        return b"req_%032x" % self._id_count
 
     async def _in_thread(self, work: Callable[[], T], receive: Receive) -> T:
         """``work()`` in a daemon thread of its own while the loop goes on serving (see the module docstring).
@@ -550,7 +553,7 @@ def _too_large(limit: int) -> GatewayError:
 async def _send(send: Send, reply: Reply) -> None:
     headers = [(b"content-type", reply.content_type), *reply.headers]
     if reply.events is None:
-        headers.append((b"content-length", str(len(reply.body)).encode()))
+        headers.append((b"content-length", b"%d" % len(reply.body)))
         await send({"type": "http.response.start", "status": reply.status, "headers": headers})
         await send({"type": "http.response.body", "body": reply.body})
         return

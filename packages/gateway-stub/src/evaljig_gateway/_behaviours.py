@@ -154,7 +154,7 @@ def behaviour_for(model: str) -> Behaviour:
         fail_first = ALWAYS
     slow = _SLOW.search(name)
     numbers = {word: int(m.group(1)) if (m := rx.search(name)) else None for word, rx in _NUMBERED.items()}
-    return Behaviour(
+    behaviour = Behaviour(
         fail_first=fail_first,
         failure_status=429 if rate_limited else 500,
         delay_ms=int(slow.group(1)) if slow else 0,
@@ -172,6 +172,11 @@ def behaviour_for(model: str) -> Behaviour:
         bad_tool_args=bool(_WORD["bad-tool-args"].search(name)),
         unknown_tool=bool(_WORD["unknown-tool"].search(name)),
     )
+    return PLAIN if behaviour == PLAIN else behaviour
+
+
+#: What a name without behaviour tokens does: nothing (``behaviour_for`` gives every such name this one object).
+PLAIN = Behaviour()
 
 
 @lru_cache(maxsize=4096)

@@ -11,29 +11,39 @@ from typing import Any
 
 from evaljig_common import SYSTEM_FINGERPRINT
 from evaljig_gateway import _assistant, _content, _logprobs, _shaping, _structured, _tool_choice, _validation
-from evaljig_gateway._behaviours import Behaviour, behaviour_for
+from evaljig_gateway._behaviours import PLAIN, Behaviour, behaviour_for
 from evaljig_gateway._errors import invalid
 from evaljig_gateway._limits import OutputBudget
 from evaljig_gateway._replies import Reply, json_reply, sse_reply
 from evaljig_gateway._request import Request, answer, check_prompt, check_tokens, usage_of
+
+#: The fields checked as numbers, integers or booleans (``max_tokens`` only without ``max_completion_tokens``).
+_FIELDS: dict[str, _validation.Rule] = {
+    **_validation.SAMPLING,
+    "n": ("integer", 1, 128),
+    "max_completion_tokens": ("integer", 1, 1_000_000),
+    "stream": ("boolean", 0, 0),
+    "logprobs": ("boolean", 0, 0),
+    "top_logprobs": ("integer", 0, 20),
+}
 
 
 def handle(req: Request) -> Reply:
     """``POST /v1/chat/completions``."""
     body = req.body
     messages = _validation.messages_of(body)
-    _validation.sampling(body)
-    n = _validation.optional_int(body, "n", 1, 128) or 1
+    _validation.check_fields(body, _FIELDS)
+    n = body.get("n") or 1
     tokens_param = "max_completion_tokens"
-    max_tokens = _validation.optional_int(body, tokens_param, 1, 1_000_000)
-    if max_tokens is None:
+    max_tokens = body.get(tokens_param)
+    if max_tokens is None:  # the legacy name counts only without the new one
         tokens_param = "max_tokens"
         max_tokens = _validation.optional_int(body, tokens_param, 1, 1_000_000)
     check_tokens(req, n, max_tokens, tokens_param)
     stop = _validation.stop_list(body)
-    stream = _validation.optional_bool(body, "stream")
-    want_logprobs = _validation.optional_bool(body, "logprobs")
-    top = _validation.optional_int(body, "top_logprobs", 0, 20)
+    stream = body.get("stream") is True
+    want_logprobs = body.get("logprobs") is True
+    top = body.get("top_logprobs")
     if top is not None and not want_logprobs:
         raise invalid("top_logprobs", "requires 'logprobs' to be true")
     policy = _tool_choice.tool_choice_of(body, req.limits.max_tools)
@@ -45,15 +55,19 @@ def handle(req: Request) -> Reply:
         raise invalid("stream_options", "is only allowed with 'stream': true and must be an object")
     include_usage = bool(options and options.get("include_usage"))
 
-    prompt = "\n".join(_content.message_text(m.get("content")) for m in messages)
+    prompt = "\n".join([_content.message_text(m.get("content")) for m in messages])
     check_prompt(req, len(prompt), "messages")
     prompt_tokens = _content.count_tokens(prompt)
     behaviour = behaviour_for(req.model)
-    _shaping.check_context(behaviour, prompt_tokens, "chat")
+    if behaviour is not PLAIN:
+        _shaping.check_context(behaviour, prompt_tokens, "chat")
     known = req.answers.lookup(prompt)
     turn = req.answers.turn_for(messages)  # a scripted turn overrides tool choice and format
     to_call = _tool_choice.calls_for(policy, messages) if turn is None else []
-    seed = _assistant.conversation_seed(messages) if to_call or json_format else ""  # only what needs it pays
+    generates = bool(to_call) or json_format is not None  # only what generates pays for a seed and a budget
+    seed = _assistant.conversation_seed(messages) if generates else ""
+    # generated JSON (instances, tool arguments): all choices share one budget
+    budget = OutputBudget.of(req.limits) if generates else None
     digest = req.digest
     head = {
         "id": f"chatcmpl-{digest[:24]}",
@@ -64,9 +78,11 @@ def handle(req: Request) -> Reply:
     }
     choices: list[dict[str, Any]] = []
     completion_tokens = reasoning_tokens = 0
-    budget = OutputBudget.of(req.limits)  # generated JSON (instances, tool arguments): all choices share it
     for index in range(n):
-        calls = _assistant.scripted_calls(turn) if turn else _assistant.generated_calls(to_call, seed, index, budget)
+        if turn:
+            calls = _assistant.scripted_calls(turn)
+        else:
+            calls = _assistant.generated_calls(to_call, seed, index, budget) if to_call else []
         if calls:
             calls = _broken_calls(behaviour, calls, [tool.name for tool in policy.allowed])
             message, finish = _assistant.call_message(calls, digest, index, legacy=policy.legacy)
@@ -81,28 +97,32 @@ def handle(req: Request) -> Reply:
             raw = turn.content
         elif json_format is not None:
             derived = _content.default_answer(prompt, index)
+            assert budget is not None  # made above for every request that generates
             raw = _structured.json_content(json_format, known, derived, f"{seed}\x00{index}", budget=budget)
         else:
             raw = answer(known, prompt, index)
         text, finish = _content.truncate(raw, max_tokens, stop)
-        shaped = _shaping.shaped(behaviour, prompt, text, finish)
-        text, finish = shaped.text, shaped.finish
+        reasoning = None
+        if behaviour is not PLAIN:  # reasoning, think-empty, length
+            shaped = _shaping.shaped(behaviour, prompt, text, finish)
+            reasoning, text, finish = shaped
+            reasoning_tokens += shaped.reasoning_tokens
         completion_tokens += _content.count_tokens(text)
-        reasoning_tokens += shaped.reasoning_tokens
         logprobs = None
         if want_logprobs:
             keyed = _logprobs.KeyedText(prompt, req.answers.items()) if len(req.answers) else None
             content = _logprobs.chat_logprobs(prompt, _content.pieces(text), top or 0, keyed)
             logprobs = {"content": content, "refusal": None}
         message = {"role": "assistant", "content": text, "refusal": None, "annotations": []}
-        if shaped.reasoning is not None:
-            message = _with_reasoning(message, shaped.reasoning)
+        if reasoning is not None:
+            message = _with_reasoning(message, reasoning)
         choices.append({"index": index, "message": message, "logprobs": logprobs, "finish_reason": finish})
 
     usage = usage_of(prompt_tokens, completion_tokens + reasoning_tokens, reasoning_tokens)
     tokens = usage["total_tokens"]
     if not stream:
-        return json_reply({**head, "choices": choices, "usage": usage, "service_tier": "default"}, tokens=tokens)
+        head.update(choices=choices, usage=usage, service_tier="default")  # the whole answer, in OpenAI's order
+        return json_reply(head, tokens=tokens)
     return sse_reply(_chat_chunks(head, choices, usage if include_usage else None), tokens=tokens)
 
 

@@ -75,14 +75,25 @@ def completion_text(prompt: str, answer: str, max_tokens: int, stop: list[str]) 
     return _content.truncate(answer, max_tokens, stop)
 
 
+#: The fields checked as numbers, integers or booleans.
+_FIELDS: dict[str, _validation.Rule] = {
+    **_validation.SAMPLING,
+    "n": ("integer", 1, 128),
+    "max_tokens": ("integer", 0, 1_000_000),
+    "stream": ("boolean", 0, 0),
+    "echo": ("boolean", 0, 0),
+    "logprobs": ("integer", 0, 5),
+}
+
+
 def handle(req: Request) -> Reply:
     """The handler: choices per prompt x ``n``, echo and log-probabilities as described above."""
     body = req.body
     prompts = prompts_of(body)
     check_prompt(req, sum(len(prompt.text) for prompt in prompts), "prompt")
-    _validation.sampling(body)
-    n = _validation.optional_int(body, "n", 1, 128) or 1
-    max_tokens = _validation.optional_int(body, "max_tokens", 0, 1_000_000)
+    _validation.check_fields(body, _FIELDS)
+    n = body.get("n") or 1
+    max_tokens = body.get("max_tokens")
     if max_tokens is None:
         max_tokens = DEFAULT_MAX_TOKENS
     what = f"prompts x n ({len(prompts)} x {n})"
@@ -90,9 +101,9 @@ def handle(req: Request) -> Reply:
     what = f"n x max_tokens ({n} x {max_tokens})"
     check_product("max_tokens", what, n * max_tokens, req.limits.max_output_tokens, "--max-output-tokens")
     stop = _validation.stop_list(body)
-    stream = _validation.optional_bool(body, "stream")
-    echo = _validation.optional_bool(body, "echo")
-    top = _validation.optional_int(body, "logprobs", 0, 5)
+    stream = body.get("stream") is True
+    echo = body.get("echo") is True
+    top = body.get("logprobs")
     if echo:  # echoed tokens x n x logprobs, refused before any choice is made or scored
         check_echo(req.limits, [prompt.text for prompt in prompts], n, top)
 

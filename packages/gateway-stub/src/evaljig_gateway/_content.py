@@ -9,6 +9,7 @@ Nothing reads a clock or a random source.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import math
 import random
@@ -54,8 +55,9 @@ _VOCABULARY = (
 
 
 def count_tokens(text: str) -> int:
-    """Tokens in ``text`` by the gateway's one tokenizer (``usage``, ``max_tokens``)."""
-    return _tokenizer.count(text)
+    """Tokens in ``text`` by the gateway's one tokenizer (``usage``, ``max_tokens``); a default answer
+    (``Answer``) already knows its count."""
+    return text.tokens if type(text) is Answer else _tokenizer.count(text)
 
 
 def pieces(text: str) -> list[str]:
@@ -64,10 +66,6 @@ def pieces(text: str) -> list[str]:
     Stream deltas and chat log-probability tokens use them: clients concatenate both into the answer.
     """
     return _tokenizer.pieces(text)
-
-
-def digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def created_from(request_digest: str) -> int:
@@ -133,11 +131,31 @@ class AnswerKey:
         return None
 
 
-def default_answer(prompt: str, seed: int = 0) -> str:
+class Answer(str):
+    """A default answer, with its token count (``count_tokens`` reads it, as ``usage`` does for every choice).
+
+    Made of parts whose tokens are known (the fixed text, a vocabulary word after a space: each is its own
+    pre-token, so their counts add up), it is never tokenized; a cut or edit of it is a plain ``str``.
+    """
+
+    tokens: int
+
+
+@functools.cache
+def _answer_parts() -> tuple[int, tuple[str, ...], tuple[int, ...]]:
+    """Tokens of a default answer's fixed text; each byte's word, and the tokens of that word after a space."""
+    words = tuple(_VOCABULARY[b % len(_VOCABULARY)] for b in range(256))
+    fixed = _tokenizer.count("Deterministic answer:") + _tokenizer.count(".")
+    return fixed, words, tuple(_tokenizer.count(" " + word) for word in words)
+
+
+def default_answer(prompt: str, seed: int = 0) -> Answer:
     """A short answer that is a stable function of the prompt (and choice index)."""
-    h = hashlib.sha256(f"{seed}\x00{prompt}".encode()).digest()
-    words = [_VOCABULARY[b % len(_VOCABULARY)] for b in h[:4]]
-    return f"Deterministic answer: {' '.join(words)}."
+    fixed, words, tokens = _answer_parts()
+    picked = hashlib.sha256(f"{seed}\x00{prompt}".encode()).digest()[:4]
+    text = Answer(f"Deterministic answer: {' '.join(map(words.__getitem__, picked))}.")
+    text.tokens = fixed + sum(map(tokens.__getitem__, picked))
+    return text
 
 
 def truncate(text: str, max_tokens: int | None, stop: list[str]) -> tuple[str, str]:

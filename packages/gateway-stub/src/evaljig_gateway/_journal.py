@@ -1,7 +1,7 @@
 """A bounded, thread-safe record of every request the gateway answered.
 
-Appending is one locked ``deque.append`` on the hot path; bodies are kept as bytes and
-parsed only when someone reads them. The journal is bounded twice: by calls and by bytes,
+Appending is one locked ``deque.append`` of a tuple on the hot path; ``Call`` objects are made,
+and bodies parsed, only when someone reads them. The journal is bounded twice: by calls and by bytes,
 oldest first, and a body longer than ``body_bytes`` is kept truncated with its real size,
 so hostile traffic cannot grow the server without limit. The per-model attempt counters are
 bounded too: they track the ``max_models`` most recently called model names, and a name not
@@ -128,8 +128,12 @@ def call_json(call: Call) -> bytes:
 
 def retry_after_of(headers: Sequence[tuple[bytes, bytes]]) -> int | None:
     """The wait an answer's headers ask for, in ms: ``retry-after-ms``, else ``retry-after`` in whole seconds."""
-    found = dict(headers)
-    millis, seconds = found.get(b"retry-after-ms"), found.get(b"retry-after")
+    millis = seconds = None
+    for name, value in headers:  # the last of a name counts, as in a dict of them
+        if name == b"retry-after-ms":
+            millis = value
+        elif name == b"retry-after":
+            seconds = value
     if millis is not None and millis.isdigit():
         return int(millis)
     if seconds is not None and seconds.isdigit():
@@ -137,8 +141,15 @@ def retry_after_of(headers: Sequence[tuple[bytes, bytes]]) -> int | None:
     return None
 
 
-def _cost(call: Call) -> int:
-    return ENTRY_OVERHEAD + len(call.raw_body) + len(call.path) + len(call.model or "") + len(call.miss or "")
+#: What the journal keeps of a call: ``Call``'s fields in order, then what the entry costs (``ENTRY_OVERHEAD``
+#: plus its strings). A tuple costs a tenth of a frozen dataclass to make; readers get ``Call`` objects.
+_Entry = tuple[
+    int, str, str, str | None, int, int, bytes, int, str | None, int, int, float, int | None, bool, str | None, int
+]
+
+
+def _call(entry: _Entry) -> Call:
+    return Call(*entry[:-1])
 
 
 class Journal:
@@ -164,7 +175,7 @@ class Journal:
             raise ValueError(f"journal max models must be at least 1, got {max_models}")
         self.capacity, self.max_bytes, self.body_bytes = capacity, max_bytes, body_bytes
         self.max_models = max_models
-        self._calls: deque[Call] = deque()
+        self._calls: deque[_Entry] = deque()
         self._bytes = 0
         self._dropped = 0
         self._served = 0
@@ -222,42 +233,29 @@ class Journal:
         retry_after = retry_after_of(reply_headers) if reply_headers else None
         size = len(raw_body)
         kept = raw_body if size <= self.body_bytes else raw_body[: self.body_bytes]
+        cost = ENTRY_OVERHEAD + len(kept) + len(path) + len(model or "") + len(miss or "")
         with self._lock:
             self._served += 1
             if epoch is not None and epoch != self._epoch:
                 return  # a test's leftover (say, a request its client gave up on) is not the next test's call
             self._seq += 1
-            call = Call(
-                self._seq,
-                method,
-                path,
-                model,
-                status,
-                attempt,
-                kept,
-                size,
-                miss,
-                started,
-                ended,
-                wall,
-                retry_after,
-                cut,
-                error_code,
-            )
-            self._calls.append(call)
-            self._bytes += _cost(call)
-            while len(self._calls) > self.capacity or (self._bytes > self.max_bytes and len(self._calls) > 1):
-                self._bytes -= _cost(self._calls.popleft())
+            entry = (self._seq, method, path, model, status, attempt, kept, size, miss, started, ended, wall,
+                     retry_after, cut, error_code, cost)  # fmt: skip
+            calls = self._calls
+            calls.append(entry)
+            self._bytes += cost
+            while len(calls) > self.capacity or (self._bytes > self.max_bytes and len(calls) > 1):
+                self._bytes -= calls.popleft()[-1]
                 self._dropped += 1
         if self._sink is not None:
-            self._sink.put(call)
+            self._sink.put(entry)
 
     def calls(self, model: str | None = None, path: str | None = None, limit: int | None = None) -> list[Call]:
         """Calls oldest first, optionally for one model and/or path; ``limit`` keeps the newest ``limit``."""
         with self._lock:
             snapshot = list(self._calls)
-        found = [c for c in snapshot if (model is None or c.model == model) and (path is None or c.path == path)]
-        return found[-limit:] if limit is not None else found
+        found = [e for e in snapshot if (model is None or e[3] == model) and (path is None or e[2] == path)]
+        return [_call(e) for e in (found[-limit:] if limit is not None else found)]
 
     @property
     def dropped(self) -> int:
@@ -306,15 +304,15 @@ class _JsonlSink:
         self._path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._file = path.open("ab")
-        self._pending: list[Call] = []
+        self._pending: list[_Entry] = []
         self._cond = threading.Condition()
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="gateway-journal", daemon=True)
         self._thread.start()
 
-    def put(self, call: Call) -> None:
+    def put(self, entry: _Entry) -> None:
         with self._cond:
-            self._pending.append(call)
+            self._pending.append(entry)
             self._cond.notify()
 
     def _run(self) -> None:
@@ -325,7 +323,7 @@ class _JsonlSink:
                 batch, self._pending = self._pending, []
                 closed = self._closed
             if batch:
-                self._file.write(b"".join(call_json(c) + b"\n" for c in batch))
+                self._file.write(b"".join(call_json(_call(e)) + b"\n" for e in batch))
                 self._file.flush()
             if closed and not batch:
                 return

@@ -6,6 +6,7 @@ Imports no endpoint module, so the endpoints (``_chat``, ``_completions``, ``_em
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +26,8 @@ class Request:
 
     @property
     def digest(self) -> str:
-        return _content.digest(self.raw)
+        """SHA-256 of the body, in hex: what ids and ``created`` are made from."""
+        return hashlib.sha256(self.raw).hexdigest()
 
 
 def answer(known: str | None, prompt: str, index: int) -> str:

@@ -8,8 +8,7 @@ means: the same reasoning text, the same cut, the same broken arguments.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import orjson
 
@@ -21,9 +20,9 @@ from evaljig_gateway._errors import GatewayError
 UNKNOWN_TOOL = "evaljig_unknown_tool"
 
 
-@dataclass(frozen=True, slots=True)
-class Shaped:
-    """An answer after the content behaviours: its reasoning (None for none), text and finish reason."""
+class Shaped(NamedTuple):
+    """An answer after the content behaviours: its reasoning (None for none), text and finish reason
+    (a tuple: every chat, completion and Responses choice makes one)."""
 
     reasoning: str | None
     text: str

@@ -107,14 +107,6 @@ def _pre(text: str) -> re.Pattern[str]:
     return _PRE_ASCII if text.isascii() else _PRE
 
 
-def _pieces_between(text: str, start: int, end: int) -> list[str]:
-    return list(chain.from_iterable(map(_MERGED.__getitem__, _pre(text).findall(text, start, end))))
-
-
-def _count_between(text: str, start: int, end: int, pre: re.Pattern[str]) -> int:
-    return sum(map(len, map(_MERGED.__getitem__, pre.findall(text, start, end))))
-
-
 def _steps(text: str) -> Iterator[tuple[int, int]]:
     """``(start, end)`` spans of about ``TEXT_STEP`` characters, cut where no pre-token spans."""
     start = 0
@@ -131,22 +123,22 @@ def pieces(text: str) -> list[str]:
 
     A long text is cut in spans (``_steps``): one regex call over a megabyte would hold the GIL, and
     so every other thread and the event loop, for a quarter of a second."""
-    if len(text) <= LONG_TEXT:
-        return _pieces_between(text, 0, len(text))
-    out: list[str] = []
-    for start, end in _steps(text):
-        out += _pieces_between(text, start, end)
-    return out
+    pre = _pre(text)
+    spans = [(0, len(text))] if len(text) <= LONG_TEXT else _steps(text)
+    return list(
+        chain.from_iterable(map(_MERGED.__getitem__, chain.from_iterable(pre.findall(text, *s) for s in spans)))
+    )
 
 
 def count(text: str, stop_above: int | None = None) -> int:
     """How many tokens ``text`` is (``usage``, ``max_tokens``, the limits); with ``stop_above``, counting
     ends at the first span of about ``TEXT_STEP`` characters past it (the count is then a lower bound)."""
-    if len(text) <= LONG_TEXT:
-        return _count_between(text, 0, len(text), _pre(text))
-    total, pre = 0, _pre(text)
+    pre = _pre(text)
+    if len(text) <= LONG_TEXT:  # every request counts its prompt: one regex call and a dict hit per pre-token
+        return sum(map(len, map(_MERGED.__getitem__, pre.findall(text))))
+    total = 0
     for start, end in _steps(text):
-        total += _count_between(text, start, end, pre)
+        total += sum(map(len, map(_MERGED.__getitem__, pre.findall(text, start, end))))
         if stop_above is not None and total > stop_above:
             break
     return total

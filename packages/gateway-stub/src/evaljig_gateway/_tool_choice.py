@@ -88,7 +88,7 @@ def tool_choice_of(body: dict[str, Any], max_tools: int = DEFAULT_MAX_TOOLS) -> 
 
     More than ``max_tools`` tools (``Limits.max_tools``) is a 400 before any of them is read.
     """
-    if not _TOOL_FIELDS.intersection(body):
+    if _TOOL_FIELDS.isdisjoint(body):
         return _NO_TOOLS  # plain chat, the hot path: nothing to check
     for field in ("tools", "functions"):
         check_tool_count(body.get(field), field, max_tools)

@@ -29,28 +29,47 @@ def model_of(body: dict[str, Any]) -> str:
 
 def optional_int(body: dict[str, Any], name: str, low: int, high: int) -> int | None:
     value = body.get(name)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise invalid(name, f"must be an integer between {low} and {high}")
+    if value is not None:
+        check_fields({name: value}, {name: ("integer", low, high)})
     return value
 
 
 def optional_bool(body: dict[str, Any], name: str) -> bool:
-    value = body.get(name, False)
-    if value is None:
-        return False
-    if not isinstance(value, bool):
-        raise invalid(name, "must be a boolean")
-    return value
-
-
-def optional_number(body: dict[str, Any], name: str, low: float, high: float) -> None:
     value = body.get(name)
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
-        raise invalid(name, f"must be a number between {low} and {high}")
+    if value is not None:
+        check_fields({name: value}, {name: _BOOLEAN})
+    return value is True
+
+
+#: A field's rule: its kind (``number``, ``integer`` or ``boolean``) and, for the first two, its range.
+Rule = tuple[str, int, int]
+_BOOLEAN: Rule = ("boolean", 0, 0)
+#: The sampling parameters chat, completions and Responses take.
+SAMPLING: dict[str, Rule] = {
+    "temperature": ("number", 0, 2),
+    "top_p": ("number", 0, 1),
+    "presence_penalty": ("number", -2, 2),
+    "frequency_penalty": ("number", -2, 2),
+}
+
+
+def check_fields(body: dict[str, Any], rules: dict[str, Rule]) -> None:
+    """400 naming the first field of ``body`` (in the body's order) whose value breaks its rule in ``rules``;
+    null is no value. One pass over what the body holds: a request pays for the fields it sends."""
+    for name, value in body.items():
+        rule = rules.get(name)
+        if rule is None or value is None:
+            continue
+        kind, low, high = rule
+        if kind == "boolean":
+            if not isinstance(value, bool):
+                raise invalid(name, "must be a boolean")
+        elif (
+            isinstance(value, bool)
+            or not isinstance(value, int if kind == "integer" else (int, float))
+            or not low <= value <= high
+        ):
+            raise invalid(name, f"must be {'an integer' if kind == 'integer' else 'a number'} between {low} and {high}")
 
 
 def stop_list(body: dict[str, Any]) -> list[str]:
@@ -65,10 +84,7 @@ def stop_list(body: dict[str, Any]) -> list[str]:
 
 
 def sampling(body: dict[str, Any]) -> None:
-    optional_number(body, "temperature", 0, 2)
-    optional_number(body, "top_p", 0, 1)
-    optional_number(body, "presence_penalty", -2, 2)
-    optional_number(body, "frequency_penalty", -2, 2)
+    check_fields(body, SAMPLING)
 
 
 def messages_of(body: dict[str, Any]) -> list[dict[str, Any]]:
