@@ -2,7 +2,8 @@
 
 The wheels and sdists come from ``EVALJIG_DIST`` when set (a ``make dist`` folder), else they are
 built here exactly as ``nox -s dist`` builds them. Only ``evaljig`` without extras is installed: the
-``[lighteval]`` extra (torch, ~2 GB) is proven by hand (docs/development.md#dist).
+``[lighteval]`` extra (torch, ~2 GB) is installed by ``nox -s adoption`` in ``make ci``, with pip and with uv,
+as a team installs it (docs/development.md#dist).
 """
 
 from __future__ import annotations
