@@ -273,15 +273,16 @@ def report(session: nox.Session) -> None:
 def lighteval(session: nox.Session) -> None:
     """The LEV contract matrix against the real lighteval (pinned, uv-installed in the stack venv).
 
-    Every CLI run execs ``lighteval`` as users run it; ``--dist loadgroup`` keeps the cases that
-    import lighteval in-process (one xdist group) on one worker and hands out the CLI cases one by one.
+    Every CLI run execs ``lighteval`` as users run it; ``--dist load`` hands the cases out one by one to
+    whichever worker is free (each worker may import lighteval in-process once, ~13 s of CPU, cheaper
+    than ``loadfile``'s idle worker: 321 s became 221 s).
     """
     writes_bytecode(session)
     bin_dir = stack.ensure(session, TEST_REQUIREMENTS)
     cov_args, cov_env = measured(session)
     session.run(
         str(bin_dir / "pytest"), "packages/config-service/tests/lighteval", "-m", "lighteval",
-        "-n", workers(), "--dist", "loadgroup", "-p", "no:cacheprovider", *LOOPBACK_ONLY, *cov_args, *session.posargs,
+        "-n", workers(), "--dist", "load", "-p", "no:cacheprovider", *LOOPBACK_ONLY, *cov_args, *session.posargs,
         env=stack.stack_env(bin_dir, {**report_env(session), **cov_env, "EVALJIG_REQUIRE_LIGHTEVAL": "1"}),
         success_codes=PYTEST_OK, external=True,
     )  # fmt: skip

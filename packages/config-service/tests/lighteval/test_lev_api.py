@@ -1,4 +1,4 @@
-"""The LEV contract matrix, cases that use lighteval's Python API (in this worker) — see ``test_lev_cli.py``.
+"""The LEV contract matrix, cases that use lighteval's Python API (in the worker) — see ``test_lev_cli.py``.
 
 Retry arithmetic pinned here (lighteval 0.13.0, litellm 1.106.2, openai 2.54.0):
 
@@ -60,9 +60,7 @@ from .conftest import (
 )
 from .independent_upstream import independent_upstream
 
-#: One xdist group (``--dist loadgroup``): one worker imports lighteval in-process for all of them,
-#: while the CLI-only cases spread one by one over the workers.
-pytestmark = [pytest.mark.lighteval, pytest.mark.xdist_group("lighteval-in-process")]
+pytestmark = pytest.mark.lighteval
 
 
 def test_lev_003_python_api_failure(
