@@ -19,11 +19,9 @@ from evaljig_gateway._request import Request, answer, check_prompt, check_tokens
 
 #: The fields checked as numbers, integers or booleans (``max_tokens`` only without ``max_completion_tokens``).
 _FIELDS: dict[str, _validation.Rule] = {
-    **_validation.SAMPLING,
-    "n": ("integer", 1, 128),
+    **_validation.CHOICES,
     "max_completion_tokens": ("integer", 1, 1_000_000),
-    "stream": ("boolean", 0, 0),
-    "logprobs": ("boolean", 0, 0),
+    "logprobs": _validation.BOOLEAN,
     "top_logprobs": ("integer", 0, 20),
 }
 

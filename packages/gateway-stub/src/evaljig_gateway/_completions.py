@@ -77,11 +77,9 @@ def completion_text(prompt: str, answer: str, max_tokens: int, stop: list[str]) 
 
 #: The fields checked as numbers, integers or booleans.
 _FIELDS: dict[str, _validation.Rule] = {
-    **_validation.SAMPLING,
-    "n": ("integer", 1, 128),
+    **_validation.CHOICES,
     "max_tokens": ("integer", 0, 1_000_000),
-    "stream": ("boolean", 0, 0),
-    "echo": ("boolean", 0, 0),
+    "echo": _validation.BOOLEAN,
     "logprobs": ("integer", 0, 5),
 }
 

@@ -37,13 +37,13 @@ def optional_int(body: dict[str, Any], name: str, low: int, high: int) -> int | 
 def optional_bool(body: dict[str, Any], name: str) -> bool:
     value = body.get(name)
     if value is not None:
-        check_fields({name: value}, {name: _BOOLEAN})
+        check_fields({name: value}, {name: BOOLEAN})
     return value is True
 
 
 #: A field's rule: its kind (``number``, ``integer`` or ``boolean``) and, for the first two, its range.
 Rule = tuple[str, int, int]
-_BOOLEAN: Rule = ("boolean", 0, 0)
+BOOLEAN: Rule = ("boolean", 0, 0)
 #: The sampling parameters chat, completions and Responses take.
 SAMPLING: dict[str, Rule] = {
     "temperature": ("number", 0, 2),
@@ -51,6 +51,8 @@ SAMPLING: dict[str, Rule] = {
     "presence_penalty": ("number", -2, 2),
     "frequency_penalty": ("number", -2, 2),
 }
+#: What chat and legacy completions both check: the sampling parameters, ``n`` and ``stream``.
+CHOICES: dict[str, Rule] = {**SAMPLING, "n": ("integer", 1, 128), "stream": BOOLEAN}
 
 
 def check_fields(body: dict[str, Any], rules: dict[str, Rule]) -> None:
