@@ -137,14 +137,15 @@ def tests(session: nox.Session) -> None:
     One session per supported Python (``tests-3.11`` ...); ``make ci`` runs the default one,
     ``make matrix`` all of them. ``--dist worksteal``: a worker that runs out of tests takes half of
     the other's queue, so long tests (a pip install, subprocess pytest runs) left queued near the end
-    do not wait behind each other while a core is idle.
+    do not wait behind each other while a core is idle. ``--durations=20`` ends it with the slowest
+    tests, where the session's time goes.
     """
     writes_bytecode(session)
     sync(session, "dev")
     cov_args, cov_env = measured(session)
     session.run(
         "pytest", "-n", workers(), "--dist", "worksteal", *LOOPBACK_ONLY, "-m", "not lighteval", *cov_args,
-        *session.posargs,
+        "--durations=20", *session.posargs,
         env={**report_env(session), **cov_env}, success_codes=PYTEST_OK,
     )  # fmt: skip
 

@@ -13,6 +13,7 @@ import pytest
 
 from evaljig_gateway import Gateway, Record
 
+from .conftest import openai_client
 from .openai_upstream import Upstream, pick_letter
 
 CASSETTE = Path(__file__).parent / "cassettes" / "multiple_choice.yaml"
@@ -27,15 +28,18 @@ def _ask(client: openai.OpenAI, question: str, model: str = "gpt-x") -> str | No
 
 def record(path: Path) -> None:
     """(Re-)record the committed cassette from the independent upstream."""
-    with Upstream() as up, Gateway(tape=Record(path, upstream=up.base_url)) as gw:
-        client = openai.OpenAI(base_url=gw.base_url, api_key="sk-none", max_retries=0)
+    with (
+        Upstream() as up,
+        Gateway(tape=Record(path, upstream=up.base_url)) as gw,
+        openai.OpenAI(base_url=gw.base_url, api_key="sk-none", max_retries=0) as client,
+    ):
         for question in QUESTIONS:
             _ask(client, question)
 
 
 @pytest.mark.evaljig_cassette("cassettes/multiple_choice.yaml")
 def test_the_marker_hands_a_replaying_gateway(gateway: Gateway) -> None:
-    client = openai.OpenAI(base_url=gateway.base_url, api_key="sk-none", max_retries=0)
+    client = openai_client(gateway.base_url, api_key="sk-none", max_retries=0)
     assert [_ask(client, q) for q in QUESTIONS] == [pick_letter(q, "ABCD") for q in QUESTIONS]
     assert gateway.tape is not None
     assert gateway.tape.path == CASSETTE
@@ -43,14 +47,14 @@ def test_the_marker_hands_a_replaying_gateway(gateway: Gateway) -> None:
 
 @pytest.mark.evaljig_cassette("cassettes/multiple_choice.yaml")
 def test_each_test_starts_rewound_with_fresh_attempts(gateway: Gateway) -> None:
-    client = openai.OpenAI(base_url=gateway.base_url, api_key="sk-none", max_retries=1)
+    client = openai_client(gateway.base_url, api_key="sk-none", max_retries=1)
     assert _ask(client, QUESTIONS[0], "fail-once-gpt-x") == pick_letter(QUESTIONS[0], "ABCD")
     assert [c.status for c in gateway.calls()] == [500, 200]
 
 
 @pytest.mark.evaljig_cassette("cassettes/multiple_choice.yaml")
 def test_a_question_not_recorded_is_a_miss(gateway: Gateway) -> None:
-    client = openai.OpenAI(base_url=gateway.base_url, api_key="sk-none", max_retries=0)
+    client = openai_client(gateway.base_url, api_key="sk-none", max_retries=0)
     with pytest.raises(openai.NotFoundError, match="Cassette miss: "):
         _ask(client, "Which metal is liquid?")
 

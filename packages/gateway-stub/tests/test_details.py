@@ -8,7 +8,7 @@ import pytest
 
 from evaljig_gateway import Gateway
 
-from .conftest import CHAT, FAKE_KEY
+from .conftest import CHAT, openai_client
 
 REQUESTS = [
     ("POST", "/v1/chat/completions", CHAT),
@@ -57,7 +57,7 @@ def test_the_sdk_parses_usage_details(client: openai.OpenAI) -> None:
 
 
 def test_a_429_has_openais_body(gateway: Gateway) -> None:
-    impatient = openai.OpenAI(base_url=gateway.base_url, api_key=FAKE_KEY, max_retries=0)
+    impatient = openai_client(gateway.base_url, max_retries=0)
     with pytest.raises(openai.RateLimitError) as caught:
         impatient.chat.completions.create(model="rate-limit", messages=CHAT["messages"])
     error = caught.value.body

@@ -11,7 +11,7 @@ import pytest
 
 from evaljig_gateway import Gateway
 
-from .conftest import FAKE_KEY
+from .conftest import openai_client
 
 MESSAGES = [{"role": "user", "content": "What is the capital of France?"}]
 
@@ -57,13 +57,13 @@ def test_always_fail_exhausts_the_sdk_retries(client: openai.OpenAI, gateway: Ga
 
 
 def test_fail_n_then_success_with_enough_retries(gateway: Gateway) -> None:
-    patient = openai.OpenAI(base_url=gateway.base_url, api_key=FAKE_KEY, max_retries=4)
+    patient = openai_client(gateway.base_url, max_retries=4)
     patient.chat.completions.create(model="fail-3", messages=MESSAGES)
     assert [c.status for c in gateway.calls(model="fail-3")] == [500, 500, 500, 200]
 
 
 def test_rate_limit_headers(gateway: Gateway) -> None:
-    impatient = openai.OpenAI(base_url=gateway.base_url, api_key=FAKE_KEY, max_retries=0)
+    impatient = openai_client(gateway.base_url, max_retries=0)
     with pytest.raises(openai.RateLimitError) as caught:
         impatient.chat.completions.create(model="rate-limit", messages=MESSAGES)
     headers = caught.value.response.headers
@@ -79,14 +79,14 @@ def test_bad_request_model(client: openai.OpenAI) -> None:
 
 
 def test_malformed_body_breaks_the_client(gateway: Gateway) -> None:
-    impatient = openai.OpenAI(base_url=gateway.base_url, api_key=FAKE_KEY, max_retries=0)
+    impatient = openai_client(gateway.base_url, max_retries=0)
     with pytest.raises((openai.APIResponseValidationError, json.JSONDecodeError)):
         impatient.chat.completions.create(model="malformed", messages=MESSAGES)
     assert [c.status for c in gateway.calls(model="malformed")] == [200]
 
 
 def test_stall_outlasts_the_client_timeout(gateway: Gateway) -> None:
-    impatient = openai.OpenAI(base_url=gateway.base_url, api_key=FAKE_KEY, max_retries=0, timeout=0.2)
+    impatient = openai_client(gateway.base_url, max_retries=0, timeout=0.2)
     with pytest.raises(openai.APITimeoutError):
         impatient.chat.completions.create(model="stall", messages=MESSAGES)
 

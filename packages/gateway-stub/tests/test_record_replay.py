@@ -26,6 +26,7 @@ from openai.types.chat import ChatCompletion
 from evaljig_gateway import CassetteError, Exchange, Gateway, Record, Replay, load_cassette, write_cassette
 from evaljig_gateway._cassette import pretty_json
 
+from .conftest import openai_client
 from .openai_upstream import Upstream, pick_letter
 
 KEY_ENV = "EVALJIG_TEST_UPSTREAM_KEY"
@@ -50,7 +51,7 @@ def key_env(monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 def _client(base_url: str, retries: int = 0) -> openai.OpenAI:
-    return openai.OpenAI(base_url=base_url, api_key=CLIENT_KEY, max_retries=retries)
+    return openai_client(base_url, api_key=CLIENT_KEY, max_retries=retries)
 
 
 def _exercise(client: openai.OpenAI) -> list[Any]:
@@ -226,7 +227,7 @@ def test_vcrpy_replays_the_same_cassette_in_process(tmp_path: Path, upstream: Up
     recorded = _record(cassette, upstream, key_env)
     player = vcr.VCR(record_mode="none", match_on=("method", "path", "body"))
     with player.use_cassette(str(cassette)) as played:
-        client = openai.OpenAI(base_url="http://127.0.0.1:8000/v1", api_key="sk-anything", max_retries=0)
+        client = openai_client("http://127.0.0.1:8000/v1", api_key="sk-anything", max_retries=0)
         assert _exercise(client) == recorded
     assert played.play_count == 4
 

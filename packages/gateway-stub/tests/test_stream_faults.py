@@ -14,6 +14,8 @@ import pytest
 
 from evaljig_gateway import Gateway, judge
 
+from .conftest import openai_client
+
 ASK = "What is the capital of France?"
 #: (path, body) per endpoint; the ``model`` is filled in per test.
 ENDPOINTS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -137,7 +139,7 @@ def test_the_openai_sdk_raises_on_a_dropped_stream(client: openai.OpenAI) -> Non
 
 @pytest.mark.parametrize("endpoint", list(ENDPOINTS))
 def test_drop_not_streamed_is_a_connection_error(gateway: Gateway, endpoint: str) -> None:
-    impatient = openai.OpenAI(base_url=gateway.base_url, api_key="sk-evaljig-test", max_retries=0)
+    impatient = openai_client(gateway.base_url, api_key="sk-evaljig-test", max_retries=0)
     calls: dict[str, Any] = {
         "chat": lambda: impatient.chat.completions.create(model="drop-30", messages=[{"role": "user", "content": ASK}]),
         "completions": lambda: impatient.completions.create(model="drop-30", prompt=ASK),

@@ -11,6 +11,8 @@ import pytest
 
 from evaljig_gateway import Gateway
 
+from .conftest import openai_client
+
 ASK = [{"role": "user", "content": "What is the capital of France?"}]
 
 
@@ -80,7 +82,7 @@ def test_streamed_replies_spend_their_tokens_too(http: httpx.Client) -> None:
 
 
 def test_the_openai_sdk_raises_rate_limit_error(gateway: Gateway) -> None:
-    client = openai.OpenAI(base_url=gateway.base_url, api_key="sk-evaljig-test", max_retries=0)
+    client = openai_client(gateway.base_url, api_key="sk-evaljig-test", max_retries=0)
     client.chat.completions.create(model="tpm-1", messages=ASK)  # type: ignore[arg-type]
     with pytest.raises(openai.RateLimitError) as caught:
         client.chat.completions.create(model="tpm-1", messages=ASK, stream=True)  # type: ignore[arg-type]

@@ -19,7 +19,7 @@ import pytest
 
 from evaljig_gateway import Gateway, Journal, assert_resilient, judge
 
-from .conftest import FAKE_KEY
+from .conftest import openai_client
 
 RATE_LIMITED = "fail-once-rate-limit-gpt-stub"  # 429 (with Retry-After) once, then 200
 REJECTED = "bad-request-gpt-stub"  # 400 on every call
@@ -70,7 +70,7 @@ def test_the_verdict_passes_a_careful_client() -> None:
 
 def test_the_openai_sdk_honours_retry_after_and_does_not_retry_a_400(gateway: Gateway) -> None:
     """The real SDK's default policy (2 retries, Retry-After honoured: 1 ms here) passes the verdict."""
-    client = openai.OpenAI(base_url=gateway.base_url, api_key=FAKE_KEY)
+    client = openai_client(gateway.base_url)
     client.chat.completions.create(**ask("fail-2-gpt-stub"))  # type: ignore[call-overload]
     with pytest.raises(openai.BadRequestError):
         client.chat.completions.create(**ask(REJECTED))  # type: ignore[call-overload]
