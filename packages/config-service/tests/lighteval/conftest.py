@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from evaljig_config import lighteval_available
-from evaljig_fixtures import LEV_FAKE_KEY, LevDataset, leaked_files
+from evaljig_config import LightEvalRun, lighteval_available
+from evaljig_fixtures import LEV_FAKE_KEY, LevDataset, LevTrace, leaked_files
 
 ROOT = Path(__file__).resolve().parents[4]
 FIXTURES = ROOT / "fixtures"
@@ -35,6 +36,28 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("lighteval"):  # not item.keywords: this folder's name is one too
             item.add_marker(skip)
+
+
+@pytest.fixture
+def lev_trace(lev_trace: LevTrace, monkeypatch: pytest.MonkeyPatch) -> LevTrace:
+    """The plugin's ``lev_trace``, its lighteval CLI processes started without coverage measuring them.
+
+    ``nox -s lighteval`` measures coverage in every Python subprocess (coverage's ``patch =
+    subprocess`` hands them ``COVERAGE_PROCESS_CONFIG``). A ``lighteval`` CLI process runs none of
+    evaljig's code, yet coverage's tracer sees every call of its ~13 s import: it cost each one
+    about 4.5 s more CPU (+35 %, measured importing lighteval's endpoint pipeline with and without
+    it). The CLI runs exactly as before; subprocesses that do run evaljig's code (``evaljig-config``,
+    regen's builders) are still measured.
+    """
+    measured_cli = lev_trace.cli
+
+    def cli(*args: Any, **kwargs: Any) -> LightEvalRun:
+        with monkeypatch.context() as unmeasured:
+            unmeasured.delenv("COVERAGE_PROCESS_CONFIG", raising=False)
+            return measured_cli(*args, **kwargs)
+
+    monkeypatch.setattr(lev_trace, "cli", cli)
+    return lev_trace
 
 
 @pytest.fixture
