@@ -177,13 +177,8 @@ class Journal:
         self.capacity, self.max_bytes, self.body_bytes = capacity, max_bytes, body_bytes
         self.max_models = max_models
         self._calls: deque[_Entry] = deque()
-        self._bytes = 0
-        self._dropped = 0
-        self._served = 0
         self._attempts: OrderedDict[str, int] = OrderedDict()
-        self._models_forgotten = 0
-        self._seq = 0
-        self._epoch = 0
+        self._seq = self._epoch = self._bytes = self._dropped = self._served = self._models_forgotten = 0
         self._lock = threading.Lock()
         self._sink = _JsonlSink(sink) if sink is not None else None
 
