@@ -444,7 +444,7 @@ class GatewayApp:
             f"Used {used}, Requested {tokens}. Please try again in {ms}ms. "
             "Visit https://platform.openai.com/account/rate-limits to learn more."
         )
-        raise GatewayError(429, message, code="rate_limit_exceeded", headers=headers, type="tokens")
+        raise GatewayError(429, message, headers=headers, type="tokens")  # code: rate_limit_exceeded, as every 429
 
     def _control(self, method: str, path: str, scope: Scope) -> Reply:
         """Model listing and the gateway's own ``/_gateway/*`` endpoints."""
@@ -508,7 +508,7 @@ def _error_reply(error: GatewayError) -> Reply:
 
 
 def _header_error(what: str) -> GatewayError:
-    return GatewayError(431, f"Request header fields too large: {what}.", code="request_header_fields_too_large")
+    return GatewayError(431, f"Request header fields too large: {what}.")
 
 
 def _too_large(limit: int) -> GatewayError:
