@@ -18,6 +18,7 @@ holds the process up at exit.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import re
@@ -26,7 +27,7 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import parse_qs
+from urllib.parse import parse_qsl
 
 import orjson
 
@@ -96,6 +97,8 @@ _Answer = Callable[[Scope, Receive, _Call], Awaitable[Reply]]
 
 #: Journaled for a request that got no answer because the client left first.
 NO_ANSWER = 499
+#: OpenAI's message for a 500, which the gateway's own 500s begin with.
+_INTERNAL = "The server had an error while processing your request"
 
 
 class GatewayApp:
@@ -133,14 +136,11 @@ class GatewayApp:
 
     def close(self) -> None:
         """Answer held requests (``stall``, ``slow-<ms>``) with 503 now; safe to call from any thread."""
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            self._closing.set()
-            return
-        try:
-            loop.call_soon_threadsafe(self._closing.set)
-        except RuntimeError:  # the loop closed in between
-            self._closing.set()
+        if self._loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has closed: set it from here
+                self._loop.call_soon_threadsafe(self._closing.set)
+                return
+        self._closing.set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
@@ -183,7 +183,8 @@ class GatewayApp:
             reply = _error_reply(_shutting_down())
         except Exception as exc:  # last resort: a bug still answers like OpenAI and is journaled
             _log.exception("evaljig gateway: unexpected error answering %s %s", method, path)
-            reply = _error_reply(_internal_error(exc))
+            what = f"unexpected {type(exc).__name__}"  # the type only: the message may quote the request
+            reply = _error_reply(GatewayError(500, f"{_INTERNAL} (evaljig gateway: {what})."))
         finally:
             self.in_flight -= model_request
         if request_id is not None:
@@ -271,16 +272,13 @@ class GatewayApp:
         """The next recording for ``key``, wrapped in ``model``'s behaviour. A call the behaviour answers
         itself (a failure, ``bad-request``, ``stall``) does not use up a recording: ``fail-once`` answers
         500, then the first recording."""
-        if model is None:
-            reply = replayer.answer(key)
-            assert reply is not None
-            return reply
-        behaviour = behaviour_for(model)
-        if behaviour.stall or behaviour.bad_request or behaviour.failure_status_for(attempt) is not None:
-            return await self._apply_behaviour(model, attempt, Reply(200, b""), receive)  # raises
+        if model is not None:
+            behaviour = behaviour_for(model)
+            if behaviour.stall or behaviour.bad_request or behaviour.failure_status_for(attempt) is not None:
+                return await self._apply_behaviour(model, attempt, Reply(200, b""), receive)  # raises
         reply = replayer.answer(key)
         assert reply is not None
-        return await self._apply_behaviour(model, attempt, reply, receive)
+        return reply if model is None else await self._apply_behaviour(model, attempt, reply, receive)
 
     async def aclose(self) -> None:
         """Release what the app holds in its event loop (the recorder's upstream connections)."""
@@ -303,17 +301,16 @@ class GatewayApp:
 
         Its client leaving meanwhile is a 499, the gateway closing a 503; the thread's result is then dropped.
         """
-        loop = self._loop = asyncio.get_running_loop()
-        done: asyncio.Future[T] = loop.create_future()
+        self._loop = asyncio.get_running_loop()
+        outcome: concurrent.futures.Future[T] = concurrent.futures.Future()
 
         def run() -> None:
             try:
-                result = work()
+                outcome.set_result(work())
             except BaseException as exc:  # handed to the request's task, which answers for it
-                _settle(loop, done, None, exc)
-            else:
-                _settle(loop, done, result, None)
+                outcome.set_exception(exc)
 
+        done = asyncio.wrap_future(outcome)  # set in the loop once the thread is done (not if the loop has closed)
         threading.Thread(target=run, name="gateway-work", daemon=True).start()
         gone = asyncio.ensure_future(receive())
         closing = asyncio.ensure_future(self._closing.wait())
@@ -420,10 +417,7 @@ class GatewayApp:
                 f"Limit 60, Used 60, Requested 1. Please try again in {ms}ms. (evaljig gateway, call {attempt})"
             )
         else:
-            message = (
-                "The server had an error while processing your request "
-                f"(evaljig gateway: '{model}' fails call {attempt})."
-            )
+            message = f"{_INTERNAL} (evaljig gateway: '{model}' fails call {attempt})."
         return GatewayError(status, message, headers=headers)
 
     def _spend_tokens(self, model: str, limit: int, tokens: int) -> None:
@@ -450,16 +444,17 @@ class GatewayApp:
             f"Used {used}, Requested {tokens}. Please try again in {ms}ms. "
             "Visit https://platform.openai.com/account/rate-limits to learn more."
         )
-        raise GatewayError(429, message, code="rate_limit_exceeded", headers=headers, type="tokens")
+        raise GatewayError(429, message, headers=headers, type="tokens")  # code: rate_limit_exceeded, as every 429
 
     def _control(self, method: str, path: str, scope: Scope) -> Reply:
         """Model listing and the gateway's own ``/_gateway/*`` endpoints."""
         if method == "GET" and (path == "/v1/models" or (path.startswith(_models.PREFIX) and path != _models.PREFIX)):
             return _models.handle(path)
         if path == "/_gateway/calls" and method == "GET":
-            query = parse_qs(scope.get("query_string", b"").decode(errors="replace"), keep_blank_values=True)
-            limit = _limit_of(_first(query, "limit"))
-            calls = self.journal.calls(model=_first(query, "model"), path=_first(query, "path"), limit=limit)
+            pairs = parse_qsl(scope.get("query_string", b"").decode(errors="replace"), keep_blank_values=True)
+            query = dict(reversed(pairs))  # a name given twice: its first value counts
+            limit = _limit_of(query.get("limit"))
+            calls = self.journal.calls(model=query.get("model"), path=query.get("path"), limit=limit)
             dropped = orjson.dumps(self.journal.dropped)
             return Reply(200, b'{"calls":[' + b",".join(map(call_json, calls)) + b'],"dropped":' + dropped + b"}")
         if path == "/_gateway/status" and method == "GET":
@@ -498,28 +493,6 @@ def _limit_of(text: str | None) -> int | None:
     return int(text)
 
 
-def _settle(
-    loop: asyncio.AbstractEventLoop, done: asyncio.Future[T], result: T | None, exc: BaseException | None
-) -> None:
-    """Hand a worker thread's outcome to ``done`` in its loop (nothing if the loop has closed meanwhile)."""
-
-    def settle() -> None:
-        if done.done():
-            return
-        if exc is not None:
-            done.set_exception(exc)
-        else:
-            done.set_result(result)  # type: ignore[arg-type]
-
-    with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits for this answer any more
-        loop.call_soon_threadsafe(settle)
-
-
-def _first(query: dict[str, list[str]], key: str) -> str | None:
-    values = query.get(key)
-    return values[0] if values else None
-
-
 def _error_code(reply: Reply) -> str | None:
     """An error answer's ``error.code`` (OpenAI's shape), for the journal; None when it has none."""
     try:
@@ -534,16 +507,8 @@ def _error_reply(error: GatewayError) -> Reply:
     return Reply(error.status, orjson.dumps(error.body()), headers=error.headers)
 
 
-def _internal_error(exc: Exception) -> GatewayError:
-    """A 500 naming the exception type only: its message may quote the request."""
-    return GatewayError(
-        500,
-        f"The server had an error while processing your request (evaljig gateway: unexpected {type(exc).__name__}).",
-    )
-
-
 def _header_error(what: str) -> GatewayError:
-    return GatewayError(431, f"Request header fields too large: {what}.", code="request_header_fields_too_large")
+    return GatewayError(431, f"Request header fields too large: {what}.")
 
 
 def _too_large(limit: int) -> GatewayError:

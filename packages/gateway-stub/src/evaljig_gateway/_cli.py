@@ -11,7 +11,6 @@ import threading
 from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 from evaljig_common import one_line_errors
@@ -198,12 +197,8 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"evaljig-gateway: {exc}", file=sys.stderr)
         return 2
     stop = threading.Event()
-
-    def _on_signal(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGINT, _on_signal)
-    signal.signal(signal.SIGTERM, _on_signal)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda _signum, _frame: stop.set())
     # what start-up made (imported modules, the vocabulary, an answer key or cassette) lives as long as
     # the process: set apart from the collector, a full collection while serving looks only at what
     # requests made, which keeps its pause (every client waits through it) short

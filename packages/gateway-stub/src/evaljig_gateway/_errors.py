@@ -7,14 +7,9 @@ from typing import Any
 
 from evaljig_common import EvaljigError
 
+#: Error types other than ``invalid_request_error``, which every other status has.
 _TYPES = {
-    400: "invalid_request_error",
-    404: "invalid_request_error",
-    405: "invalid_request_error",
-    408: "invalid_request_error",
-    413: "invalid_request_error",
     429: "requests",  # OpenAI's type for a requests-per-minute limit ("tokens" for tokens per minute)
-    431: "invalid_request_error",
     500: "server_error",
     503: "server_error",
 }

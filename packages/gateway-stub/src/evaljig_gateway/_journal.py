@@ -16,6 +16,7 @@ what tests and failure bundles compare byte for byte stays the same run after ru
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
 from collections import OrderedDict, deque
@@ -176,13 +177,8 @@ class Journal:
         self.capacity, self.max_bytes, self.body_bytes = capacity, max_bytes, body_bytes
         self.max_models = max_models
         self._calls: deque[_Entry] = deque()
-        self._bytes = 0
-        self._dropped = 0
-        self._served = 0
         self._attempts: OrderedDict[str, int] = OrderedDict()
-        self._models_forgotten = 0
-        self._seq = 0
-        self._epoch = 0
+        self._seq = self._epoch = self._bytes = self._dropped = self._served = self._models_forgotten = 0
         self._lock = threading.Lock()
         self._sink = _JsonlSink(sink) if sink is not None else None
 
@@ -298,39 +294,29 @@ class Journal:
 
 
 class _JsonlSink:
-    """Appends calls to a JSONL file from a background thread, in batches."""
+    """Appends calls to a JSONL file from a background thread, in batches (what queued up while it wrote)."""
 
     def __init__(self, path: Path) -> None:
-        self._path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._file = path.open("ab")
-        self._pending: list[_Entry] = []
-        self._cond = threading.Condition()
-        self._closed = False
+        self._queue: queue.SimpleQueue[_Entry | None] = queue.SimpleQueue()  # None: write what came before, stop
         self._thread = threading.Thread(target=self._run, name="gateway-journal", daemon=True)
         self._thread.start()
 
     def put(self, entry: _Entry) -> None:
-        with self._cond:
-            self._pending.append(entry)
-            self._cond.notify()
+        self._queue.put(entry)
 
     def _run(self) -> None:
         while True:
-            with self._cond:
-                while not self._pending and not self._closed:
-                    self._cond.wait()
-                batch, self._pending = self._pending, []
-                closed = self._closed
-            if batch:
-                self._file.write(b"".join(call_json(_call(e)) + b"\n" for e in batch))
-                self._file.flush()
-            if closed and not batch:
+            batch = [self._queue.get()]
+            while not self._queue.empty():
+                batch.append(self._queue.get())
+            self._file.write(b"".join(call_json(_call(e)) + b"\n" for e in batch if e is not None))
+            self._file.flush()
+            if None in batch:
                 return
 
     def close(self) -> None:
-        with self._cond:
-            self._closed = True
-            self._cond.notify()
+        self._queue.put(None)
         self._thread.join()
         self._file.close()

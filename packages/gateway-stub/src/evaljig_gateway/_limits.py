@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
-from evaljig_gateway._errors import GatewayError
+from evaljig_gateway._errors import GatewayError, invalid
 from evaljig_gateway._tokenizer import count as count_tokens
 
 #: A completions ``prompt`` as the cost functions take it: text, texts, token ids, or lists of token ids.
@@ -210,12 +210,10 @@ def check_model_name(model: str, limits: Limits) -> None:
     Every distinct name is kept (attempt counters, journal, behaviour cache), so its length is bounded.
     """
     if len(model) > limits.max_model_chars:
-        raise GatewayError(
-            400,
-            f"Invalid value for 'model': a name of {len(model):,} characters exceeds this gateway's limit of "
+        raise invalid(
+            "model",
+            f"a name of {len(model):,} characters exceeds this gateway's limit of "
             f"{limits.max_model_chars:,} (evaljig-gateway serve --max-model-chars).",
-            param="model",
-            code="invalid_value",
         )
 
 

@@ -37,8 +37,7 @@ def answer(known: str | None, prompt: str, index: int) -> str:
 
 def check_prompt(req: Request, chars: int, param: str) -> None:
     """400 naming ``param`` when the prompt text is longer than ``limits.max_prompt_chars``, before it is tokenised."""
-    what = "prompt characters"
-    check_product(param, what, chars, req.limits.max_prompt_chars, "--max-prompt-chars")
+    check_product(param, "prompt characters", chars, req.limits.max_prompt_chars, "--max-prompt-chars")
 
 
 def check_tokens(req: Request, n: int, max_tokens: int | None, param: str) -> None:

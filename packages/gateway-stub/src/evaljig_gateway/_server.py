@@ -42,20 +42,13 @@ def bind_socket(host: str = LOOPBACK, port: int = 0) -> socket.socket:
 
 
 def uvicorn_config(app: GatewayApp) -> uvicorn.Config:
-    """Fast, quiet settings: httptools, uvloop where present, no access log, no lifespan.
+    """Fast, quiet settings: httptools, uvloop where present (uvicorn's default loop), no access log, no lifespan.
 
     uvicorn's own options bound the transport: idle keep-alive connections close after 30 s, and a
     request httptools cannot parse is answered 400 by uvicorn itself (not journaled: it never
     reaches the app). Header count and size are checked by the app (431, journaled)."""
-    try:
-        import uvloop  # noqa: F401
-
-        loop = "uvloop"
-    except ImportError:  # pragma: no cover - platforms without uvloop
-        loop = "asyncio"
     return uvicorn.Config(
         app,
-        loop=loop,
         http="httptools",
         lifespan="off",
         access_log=False,
