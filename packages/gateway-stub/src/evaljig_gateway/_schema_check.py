@@ -26,41 +26,15 @@ formats as annotations) extended so that:
 
 from __future__ import annotations
 
-from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-from evaljig_gateway._limits import OutputBudget
-
-__all__ = ["NotAnInstanceError", "UncheckableError", "canonical"]
-
-#: Steps one keyword application costs (``jsonschema`` spends microseconds on each, the generator's steps less).
-KEYWORD_STEPS = 5
-#: Steps a ``$ref``/``$dynamicRef`` costs (a lookup in the referencing registry).
-REF_STEPS = 10
+__all__ = ["UncheckableError", "canonical"]
 
 
 class UncheckableError(ValueError):
     """The value cannot be checked against the schema without running a regex on it (or the schema is broken)."""
-
-
-class NotAnInstanceError(ValueError):
-    """``jsonschema``'s first reason a value is not an instance: ``message``, and ``path`` to the keyword."""
-
-    def __init__(self, message: str, path: tuple[Any, ...]) -> None:
-        super().__init__(message)
-        self.message, self.path = message, path
-
-
-@dataclass(slots=True)
-class _State:
-    budget: OutputBudget
-    drawn: set[tuple[str, str]]
-
-
-_STATE: ContextVar[_State] = ContextVar("evaljig_gateway_schema_check")
 
 
 def canonical(value: Any) -> bytes:

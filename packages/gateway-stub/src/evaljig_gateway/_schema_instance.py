@@ -48,7 +48,7 @@ import orjson
 from evaljig_gateway import _content, _regex_sample
 from evaljig_gateway._errors import invalid
 from evaljig_gateway._limits import BudgetExceededError, OutputBudget
-from evaljig_gateway._schema_check import NotAnInstanceError, UncheckableError, canonical
+from evaljig_gateway._schema_check import UncheckableError, canonical
 
 if TYPE_CHECKING:
     from evaljig_gateway._jsonschema_keywords import Checker
@@ -97,25 +97,22 @@ def instance_for(schema: Mapping[str, Any] | bool, *, seed: str, budget: OutputB
     generator = _Generator(schema, seed, budget)
     try:
         value = generator.value(schema, "#", 0)
-    except BudgetExceededError as exc:
+    except (BudgetExceededError, UncheckableError) as exc:
         raise SchemaInstanceError(f"{generator.where}: {exc}") from None
     except RecursionError:
         raise SchemaInstanceError(f"{generator.where}: nests too deeply to answer") from None
-    except UncheckableError as exc:
-        raise SchemaInstanceError(f"{generator.where}: {exc}") from None
     try:
         error = generator.checker.first_error(value)
-        if error is not None:
-            raise error
     except BudgetExceededError as exc:
         raise SchemaInstanceError(f"#: checking the answer against the schema: {exc}") from None
     except UncheckableError as exc:
         raise SchemaInstanceError(f"#: {exc}") from None
-    except NotAnInstanceError as exc:
-        at = "".join(f"/{p}" for p in exc.path)
+    if error is not None:
+        message, path = error
+        at = "".join(f"/{p}" for p in path)
         raise SchemaInstanceError(
-            f"#{at}: the schema is unsatisfiable or uses keywords this gateway does not generate for: {exc.message}"
-        ) from None
+            f"#{at}: the schema is unsatisfiable or uses keywords this gateway does not generate for: {message}"
+        )
     return value
 
 
