@@ -66,8 +66,8 @@ _MAX_DEPTH = 100
 _WORDS = _content._VOCABULARY  # the words answers are made of, shared
 _UNSET = object()
 _TYPES = ("object", "array", "string", "integer", "number", "boolean", "null")
-_LOWER_BOUNDS = ("minimum", "minLength", "minItems", "minProperties", "minContains")
-_UPPER_BOUNDS = ("maximum", "maxLength", "maxItems", "maxProperties", "maxContains")
+_LOWER_BOUNDS = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains")
+_UPPER_BOUNDS = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains")
 
 
 class SchemaInstanceError(ValueError):
@@ -157,6 +157,14 @@ class _Generator:
         """Whether ``value`` is an instance of ``schema`` (a subschema; ``$ref`` resolved from the root)."""
         self._budget.spend_steps(VALUE_STEPS)  # a validator set up and run, whatever the schema
         return self.checker.first_error(value, dict(schema)) is None
+
+    def _refuse_beyond_budget(self, chars: int, where: str, what: str, left: str = "characters left") -> None:
+        """Refuse a ``min*`` needing at least ``chars`` characters, more than are left, before anything is made."""
+        if chars > self._budget.chars_left:
+            raise SchemaInstanceError(
+                f"{where}: {what} more than the {self._budget.chars_left:,} {left} of the {self._budget.max_chars:,} "
+                "this gateway generates per request (evaljig-gateway serve --max-generated-chars)"
+            )
 
     def _const(self, schema: Mapping[str, Any], where: str) -> Any:
         value = schema["const"]
@@ -350,12 +358,8 @@ class _Generator:
             names = names[: max(most, len([n for n in names if n in wanted]))]
         least = schema.get("minProperties")
         if isinstance(least, int) and not isinstance(least, bool):
-            if least * 4 > self._budget.chars_left:  # '"k":0,' is 4 characters at the least
-                raise SchemaInstanceError(
-                    f"{where}/minProperties: {least:,} properties need more than the {self._budget.chars_left:,} "
-                    f"characters left of the {self._budget.max_chars:,} this gateway generates per request "
-                    "(evaljig-gateway serve --max-generated-chars)"
-                )
+            # '"k":0,' is 4 characters at the least
+            self._refuse_beyond_budget(least * 4, f"{where}/minProperties", f"{least:,} properties need")
             taken = set(names)
             names += [n for n in props if n not in taken][: max(0, least - len(names))]
             taken = set(names)
@@ -397,12 +401,8 @@ class _Generator:
             count = min(count, most)
         if count < least:
             raise SchemaInstanceError(f"{where}: minItems {least} cannot be met within maxItems/items")
-        if count * 2 > self._budget.chars_left:  # an item and its comma are 2 characters at the least
-            raise SchemaInstanceError(
-                f"{where}/minItems: {count:,} items need more than the {self._budget.chars_left:,} characters left "
-                f"of the {self._budget.max_chars:,} this gateway generates per request "
-                "(evaljig-gateway serve --max-generated-chars)"
-            )
+        # an item and its comma are 2 characters at the least
+        self._refuse_beyond_budget(count * 2, f"{where}/minItems", f"{count:,} items need")
         unique = schema.get("uniqueItems") is True
         seen: set[bytes] = set()
         out: list[Any] = []
@@ -431,12 +431,7 @@ class _Generator:
         most = schema.get("maxLength") if isinstance(schema.get("maxLength"), int) else None
         if most is not None and most < least:
             raise SchemaInstanceError(f"{where}: maxLength {most} is below minLength {least}")
-        if least > self._budget.chars_left:
-            raise SchemaInstanceError(
-                f"{where}/minLength: {least:,} characters is more than the {self._budget.chars_left:,} left "
-                f"of the {self._budget.max_chars:,} this gateway generates per request "
-                "(evaljig-gateway serve --max-generated-chars)"
-            )
+        self._refuse_beyond_budget(least, f"{where}/minLength", f"{least:,} characters is", left="left")
         pattern = schema.get("pattern")
         if isinstance(pattern, str):
             try:
@@ -555,8 +550,6 @@ def _merge_into(out: dict[str, Any], member: Mapping[str, Any], where: str) -> N
             out.setdefault("allOf", []).append({key: value})
         elif key == "additionalProperties" and value is False:
             out[key] = False
-        elif key in ("exclusiveMinimum", "exclusiveMaximum") and _is_number(value) and _is_number(out[key]):
-            out[key] = max(out[key], value) if key == "exclusiveMinimum" else min(out[key], value)
 
 
 #: Keywords that shape containers: a ``const``/``enum`` value is checked against the others only.
