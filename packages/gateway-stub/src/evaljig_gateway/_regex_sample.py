@@ -29,16 +29,12 @@ from __future__ import annotations
 import functools
 import random
 import re
+import re._parser as _sre_parse  # type: ignore[import-not-found,unused-ignore]  # typeshed stubs only sre_parse
 import string
 from collections.abc import Callable
 from typing import Any
 
 from evaljig_gateway._limits import BudgetExceededError, OutputBudget
-
-try:  # Python 3.11+; sre_parse is the deprecated alias
-    import re._parser as _sre_parse  # type: ignore[import-not-found,unused-ignore]
-except ImportError:  # pragma: no cover
-    import sre_parse as _sre_parse  # type: ignore[no-redef,unused-ignore]
 
 __all__ = ["MAX_GROUP_DEPTH", "MAX_PATTERN_CHARS", "RegexError", "sample"]
 
