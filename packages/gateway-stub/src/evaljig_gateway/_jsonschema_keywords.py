@@ -1,8 +1,29 @@
-"""The ``jsonschema`` side of ``_schema_check``: its validators extended with bounded, regex-free keywords.
+"""The final check of a generated schema instance: ``jsonschema``, bounded, with no regex engine on generated text.
 
-Apart so that ``jsonschema`` (and ``referencing``, ``rpds``, ``attrs``) is imported the first time
-an answer is checked, not by every process that imports the gateway (its pytest plugin is
-loaded by every pytest run of a project that installs it). See ``_schema_check`` for the why.
+Apart from ``_schema_instance`` so that ``jsonschema`` (and ``referencing``, ``rpds``, ``attrs``) is
+imported the first time an answer is checked, not by every process that imports the gateway (its
+pytest plugin is loaded by every pytest run of a project that installs it); what the generator
+needs without ``jsonschema`` (:class:`UncheckableError`, :func:`canonical`) lives there.
+
+``jsonschema`` judges what an answer is an instance of, but two of its habits must not reach a
+request: it runs ``re.search`` (a backtracking engine) for ``pattern`` and ``patternProperties``,
+and some schemas make it do exponential work (``oneOf`` inside ``oneOf`` through ``$ref``).
+So the validator used here is ``jsonschema``'s own for the schema's draft (2020-12 by default,
+formats as annotations) extended so that:
+
+* every keyword it applies spends steps from the request's ``OutputBudget`` (a ``$ref`` and the
+  members of list-valued keywords more), so checking stops at the budget;
+* ``pattern`` accepts the strings the generator drew for that pattern (they match by
+  construction) and fails any other string with an "unknown" error: a pessimistic answer, so a
+  value judged valid is valid. That holds where failing more can only make the verdict stricter;
+  ``not``, ``oneOf``, ``if`` and ``contains`` with ``maxContains`` (where a failure can make the
+  whole pass) are re-implemented three-valued: a subschema with a definite error fails, one whose
+  only errors are unknown is unknown, and a verdict that depends on an unknown raises
+  :class:`UncheckableError` (the gateway then answers 400: it cannot vouch for the value);
+  ``patternProperties`` (and ``additionalProperties``/``unevaluatedProperties`` beside it, which
+  search the patterns too) raise it for an object with keys;
+* ``uniqueItems`` compares canonical forms in a set (linear, where ``jsonschema``'s fallback is
+  quadratic), with ``1`` and ``1.0`` equal and ``true`` apart from ``1``, as JSON Schema says.
 """
 
 from __future__ import annotations
@@ -18,7 +39,7 @@ import referencing.exceptions
 from jsonschema.protocols import Validator  # type: ignore[import-untyped,unused-ignore]
 
 from evaljig_gateway._limits import BudgetExceededError, OutputBudget
-from evaljig_gateway._schema_check import UncheckableError, canonical
+from evaljig_gateway._schema_instance import UncheckableError, canonical
 
 #: Steps one keyword application costs (``jsonschema`` spends microseconds on each, the generator's steps less).
 KEYWORD_STEPS = 5
@@ -33,7 +54,7 @@ class _State:
 
 
 #: The checking :class:`Checker`'s state: ``jsonschema`` passes its keyword functions nothing of ours.
-_STATE: ContextVar[_State] = ContextVar("evaljig_gateway_schema_check")
+_STATE: ContextVar[_State] = ContextVar("evaljig_gateway_jsonschema_keywords")
 
 
 class _UnknownMatchError(jsonschema.ValidationError):  # type: ignore[misc]

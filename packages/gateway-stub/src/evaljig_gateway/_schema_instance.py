@@ -48,7 +48,6 @@ import orjson
 from evaljig_gateway import _content, _regex_sample
 from evaljig_gateway._errors import invalid
 from evaljig_gateway._limits import BudgetExceededError, OutputBudget
-from evaljig_gateway._schema_check import UncheckableError, canonical
 
 if TYPE_CHECKING:
     from evaljig_gateway._jsonschema_keywords import Checker
@@ -85,6 +84,10 @@ class SchemaInstanceError(ValueError):
         """The place as a request parameter below ``prefix``: ``prefix.properties.x.pattern``."""
         parts = [p for p in self.where.lstrip("#").split("/") if p]
         return ".".join([prefix, *parts])
+
+
+class UncheckableError(ValueError):
+    """The value cannot be checked against the schema without running a regex on it (or the schema is broken)."""
 
 
 def instance_for(schema: Mapping[str, Any] | bool, *, seed: str, budget: OutputBudget | None = None) -> Any:
@@ -554,6 +557,26 @@ def _merge_into(out: dict[str, Any], member: Mapping[str, Any], where: str) -> N
 
 #: Keywords that shape containers: a ``const``/``enum`` value is checked against the others only.
 _STRUCTURE = ("$defs", "definitions")
+
+
+def canonical(value: Any) -> bytes:
+    """A key equal for values JSON Schema calls equal (``1`` and ``1.0``; ``true`` is not ``1``; key order ignored)."""
+    try:
+        return orjson.dumps(_normal(value), option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # an integer past 64 bits from a schema's const/enum
+        return repr(_normal(value)).encode()
+
+
+def _normal(value: Any) -> Any:
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_normal(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _normal(v) for k, v in value.items()}
+    return value
 
 
 def _shown(value: Any) -> str:
