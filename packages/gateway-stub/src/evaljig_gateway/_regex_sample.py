@@ -105,11 +105,10 @@ def sample(
     ``parsed_cache`` keeps parse trees between calls for one request (an array of patterned strings).
     """
     budget.spend_steps(SAMPLE_STEPS)
-    parsed = parsed_cache.get(pattern) if parsed_cache is not None else None
+    cache = parsed_cache if parsed_cache is not None else {}
+    parsed = cache.get(pattern)
     if parsed is None:
-        parsed = parse(pattern, budget)
-        if parsed_cache is not None:
-            parsed_cache[pattern] = parsed
+        parsed = cache[pattern] = parse(pattern, budget)
     room = budget.chars_left
     cap = room if max_length is None else min(max_length, room)
     shortest = _shortest(parsed)

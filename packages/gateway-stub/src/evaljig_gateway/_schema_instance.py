@@ -439,9 +439,7 @@ class _Generator:
         if isinstance(pattern, str):
             try:
                 found = _regex_sample.sample(pattern, self._rng, self._budget, least, most, self._patterns)
-            except _regex_sample.RegexError as exc:
-                raise SchemaInstanceError(f"{where}/pattern: {exc}") from None
-            except BudgetExceededError as exc:
+            except (_regex_sample.RegexError, BudgetExceededError) as exc:
                 raise SchemaInstanceError(f"{where}/pattern: {exc}") from None
             self.drawn.add((pattern, found))
             return found
