@@ -330,12 +330,9 @@ class _Walker:
 
     def _group(self, av: Any) -> None:
         group, add_flags, del_flags, body = av
-        ignore_case = self._ignore_case[-1]
-        if add_flags & _IGNORECASE:
-            ignore_case = True
-        if del_flags & _IGNORECASE:
-            ignore_case = False
-        self._ignore_case.append(ignore_case)
+        # IGNORECASE as the enclosing group has it, unless (?i:...) turns it on or (?-i:...) off
+        on = self._ignore_case[-1] or bool(add_flags & _IGNORECASE)
+        self._ignore_case.append(on and not del_flags & _IGNORECASE)
         start = len(self._out)
         try:
             self._seq(body)
