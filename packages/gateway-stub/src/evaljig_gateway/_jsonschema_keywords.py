@@ -1,14 +1,37 @@
-"""The ``jsonschema`` side of ``_schema_check``: its validators extended with bounded, regex-free keywords.
+"""The final check of a generated schema instance: ``jsonschema``, bounded, with no regex engine on generated text.
 
-Apart so that ``jsonschema`` (and ``referencing``, ``rpds``, ``attrs``) is imported the first time
-an answer is checked, not by every process that imports the gateway (its pytest plugin is
-loaded by every pytest run of a project that installs it). See ``_schema_check`` for the why.
+Apart from ``_schema_instance`` so that ``jsonschema`` (and ``referencing``, ``rpds``, ``attrs``) is
+imported the first time an answer is checked, not by every process that imports the gateway (its
+pytest plugin is loaded by every pytest run of a project that installs it); what the generator
+needs without ``jsonschema`` (:class:`UncheckableError`, :func:`canonical`) lives there.
+
+``jsonschema`` judges what an answer is an instance of, but two of its habits must not reach a
+request: it runs ``re.search`` (a backtracking engine) for ``pattern`` and ``patternProperties``,
+and some schemas make it do exponential work (``oneOf`` inside ``oneOf`` through ``$ref``).
+So the validator used here is ``jsonschema``'s own for the schema's draft (2020-12 by default,
+formats as annotations) extended so that:
+
+* every keyword it applies spends steps from the request's ``OutputBudget`` (a ``$ref`` and the
+  members of list-valued keywords more), so checking stops at the budget;
+* ``pattern`` accepts the strings the generator drew for that pattern (they match by
+  construction) and fails any other string with an "unknown" error: a pessimistic answer, so a
+  value judged valid is valid. That holds where failing more can only make the verdict stricter;
+  ``not``, ``oneOf``, ``if`` and ``contains`` with ``maxContains`` (where a failure can make the
+  whole pass) are re-implemented three-valued: a subschema with a definite error fails, one whose
+  only errors are unknown is unknown, and a verdict that depends on an unknown raises
+  :class:`UncheckableError` (the gateway then answers 400: it cannot vouch for the value);
+  ``patternProperties`` (and ``additionalProperties``/``unevaluatedProperties`` beside it, which
+  search the patterns too) raise it for an object with keys;
+* ``uniqueItems`` compares canonical forms in a set (linear, where ``jsonschema``'s fallback is
+  quadratic), with ``1`` and ``1.0`` equal and ``true`` apart from ``1``, as JSON Schema says.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
 import jsonschema  # type: ignore[import-untyped,unused-ignore]
@@ -16,15 +39,22 @@ import referencing.exceptions
 from jsonschema.protocols import Validator  # type: ignore[import-untyped,unused-ignore]
 
 from evaljig_gateway._limits import BudgetExceededError, OutputBudget
-from evaljig_gateway._schema_check import (
-    _STATE,
-    KEYWORD_STEPS,
-    REF_STEPS,
-    NotAnInstanceError,
-    UncheckableError,
-    _State,
-    canonical,
-)
+from evaljig_gateway._schema_instance import UncheckableError, canonical
+
+#: Steps one keyword application costs (``jsonschema`` spends microseconds on each, the generator's steps less).
+KEYWORD_STEPS = 5
+#: Steps a ``$ref``/``$dynamicRef`` costs (a lookup in the referencing registry).
+REF_STEPS = 10
+
+
+@dataclass(slots=True)
+class _State:
+    budget: OutputBudget
+    drawn: set[tuple[str, str]]
+
+
+#: The checking :class:`Checker`'s state: ``jsonschema`` passes its keyword functions nothing of ours.
+_STATE: ContextVar[_State] = ContextVar("evaljig_gateway_jsonschema_keywords")
 
 
 class _UnknownMatchError(jsonschema.ValidationError):  # type: ignore[misc]
@@ -40,14 +70,6 @@ def _pattern(validator: Validator, pattern: Any, instance: Any, schema: Any) -> 
         f"{instance[:40]!r} was not drawn for the pattern {pattern!r}, so it is not known to match "
         "(the gateway runs no regex engine on values)"
     )
-
-
-def _pattern_properties(
-    validator: Validator, patterns: Any, instance: Any, schema: Any
-) -> Iterator[jsonschema.ValidationError]:
-    if validator.is_type(instance, "object") and instance and patterns:
-        raise UncheckableError("patternProperties is not supported (its patterns would run on property names)")
-    yield from ()
 
 
 def _unique_items(
@@ -66,7 +88,7 @@ def _unique_items(
 def _beside_patterns(
     keyword: Callable[..., Any],
 ) -> Callable[..., Any]:
-    """``additionalProperties``/``unevaluatedProperties``: they search ``patternProperties`` on every key."""
+    """``patternProperties`` and the keywords that search its patterns on every key: refused for an object with keys."""
 
     def checked(validator: Validator, value: Any, instance: Any, schema: Any) -> Any:
         patterned = isinstance(schema, Mapping) and schema.get("patternProperties")
@@ -156,6 +178,20 @@ def _counted(name: str, keyword: Callable[..., Any]) -> Callable[..., Any]:
     return counted
 
 
+#: Keywords re-implemented (where the draft has them), and those wrapped around ``jsonschema``'s own.
+_REPLACED: dict[str, Callable[..., Any]] = {
+    "pattern": _pattern,
+    "patternProperties": _beside_patterns(lambda *_: ()),  # nothing to check once an object with keys is refused
+    "uniqueItems": _unique_items,
+    "oneOf": _one_of,
+    "not": _not,
+    "if": _if,
+}
+_WRAPPED: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
+    "additionalProperties": _beside_patterns,
+    "unevaluatedProperties": _beside_patterns,
+    "contains": _contains,
+}
 _EXTENDED: dict[type[Any], type[Any]] = {}
 
 
@@ -170,20 +206,8 @@ def _validator_class(schema: Any) -> type[Any]:
     extended = _EXTENDED.get(base)
     if extended is None:
         keywords = dict(base.VALIDATORS)
-        if "pattern" in keywords:
-            keywords["pattern"] = _pattern
-        if "patternProperties" in keywords:
-            keywords["patternProperties"] = _pattern_properties
-        if "uniqueItems" in keywords:
-            keywords["uniqueItems"] = _unique_items
-        for name in ("additionalProperties", "unevaluatedProperties"):
-            if name in keywords:
-                keywords[name] = _beside_patterns(keywords[name])
-        for name, replacement in (("oneOf", _one_of), ("not", _not), ("if", _if)):
-            if name in keywords:
-                keywords[name] = replacement
-        if "contains" in keywords:
-            keywords["contains"] = _contains(keywords["contains"])
+        keywords.update({name: keyword for name, keyword in _REPLACED.items() if name in keywords})
+        keywords.update({name: wrap(keywords[name]) for name, wrap in _WRAPPED.items() if name in keywords})
         counted = {name: _counted(name, keyword) for name, keyword in keywords.items()}
         extended = _EXTENDED[base] = jsonschema.validators.extend(base, counted)
     return extended
@@ -196,8 +220,10 @@ class Checker:
         self._validator = _validator_class(root)(root)
         self._state = _State(budget, drawn)
 
-    def first_error(self, value: Any, schema: Any = None) -> NotAnInstanceError | None:
+    def first_error(self, value: Any, schema: Any = None) -> tuple[str, tuple[Any, ...]] | None:
         """The first reason ``value`` is not an instance of ``schema`` (the root when None), or None.
+
+        The reason is ``jsonschema``'s message and the schema path to the failing keyword.
 
         :class:`~evaljig_gateway._limits.BudgetExceededError` when checking costs more than is left;
         :class:`UncheckableError` when it would need a regex on the value or the schema breaks ``jsonschema``.
@@ -216,6 +242,4 @@ class Checker:
             raise UncheckableError(f"the schema cannot be checked: {type(exc).__name__}: {exc}") from None
         finally:
             _STATE.reset(token)
-        if error is None:
-            return None
-        return NotAnInstanceError(error.message, tuple(error.absolute_schema_path))
+        return None if error is None else (error.message, tuple(error.absolute_schema_path))

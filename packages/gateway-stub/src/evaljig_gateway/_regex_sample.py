@@ -29,16 +29,12 @@ from __future__ import annotations
 import functools
 import random
 import re
+import re._parser as _sre_parse  # type: ignore[import-not-found,unused-ignore]  # typeshed stubs only sre_parse
 import string
 from collections.abc import Callable
 from typing import Any
 
 from evaljig_gateway._limits import BudgetExceededError, OutputBudget
-
-try:  # Python 3.11+; sre_parse is the deprecated alias
-    import re._parser as _sre_parse  # type: ignore[import-not-found,unused-ignore]
-except ImportError:  # pragma: no cover
-    import sre_parse as _sre_parse  # type: ignore[no-redef,unused-ignore]
 
 __all__ = ["MAX_GROUP_DEPTH", "MAX_PATTERN_CHARS", "RegexError", "sample"]
 
@@ -109,11 +105,10 @@ def sample(
     ``parsed_cache`` keeps parse trees between calls for one request (an array of patterned strings).
     """
     budget.spend_steps(SAMPLE_STEPS)
-    parsed = parsed_cache.get(pattern) if parsed_cache is not None else None
+    cache = parsed_cache if parsed_cache is not None else {}
+    parsed = cache.get(pattern)
     if parsed is None:
-        parsed = parse(pattern, budget)
-        if parsed_cache is not None:
-            parsed_cache[pattern] = parsed
+        parsed = cache[pattern] = parse(pattern, budget)
     room = budget.chars_left
     cap = room if max_length is None else min(max_length, room)
     shortest = _shortest(parsed)
@@ -335,12 +330,9 @@ class _Walker:
 
     def _group(self, av: Any) -> None:
         group, add_flags, del_flags, body = av
-        ignore_case = self._ignore_case[-1]
-        if add_flags & _IGNORECASE:
-            ignore_case = True
-        if del_flags & _IGNORECASE:
-            ignore_case = False
-        self._ignore_case.append(ignore_case)
+        # IGNORECASE as the enclosing group has it, unless (?i:...) turns it on or (?-i:...) off
+        on = self._ignore_case[-1] or bool(add_flags & _IGNORECASE)
+        self._ignore_case.append(on and not del_flags & _IGNORECASE)
         start = len(self._out)
         try:
             self._seq(body)

@@ -48,7 +48,6 @@ import orjson
 from evaljig_gateway import _content, _regex_sample
 from evaljig_gateway._errors import invalid
 from evaljig_gateway._limits import BudgetExceededError, OutputBudget
-from evaljig_gateway._schema_check import NotAnInstanceError, UncheckableError, canonical
 
 if TYPE_CHECKING:
     from evaljig_gateway._jsonschema_keywords import Checker
@@ -66,8 +65,8 @@ _MAX_DEPTH = 100
 _WORDS = _content._VOCABULARY  # the words answers are made of, shared
 _UNSET = object()
 _TYPES = ("object", "array", "string", "integer", "number", "boolean", "null")
-_LOWER_BOUNDS = ("minimum", "minLength", "minItems", "minProperties", "minContains")
-_UPPER_BOUNDS = ("maximum", "maxLength", "maxItems", "maxProperties", "maxContains")
+_LOWER_BOUNDS = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains")
+_UPPER_BOUNDS = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains")
 
 
 class SchemaInstanceError(ValueError):
@@ -87,6 +86,10 @@ class SchemaInstanceError(ValueError):
         return ".".join([prefix, *parts])
 
 
+class UncheckableError(ValueError):
+    """The value cannot be checked against the schema without running a regex on it (or the schema is broken)."""
+
+
 def instance_for(schema: Mapping[str, Any] | bool, *, seed: str, budget: OutputBudget | None = None) -> Any:
     """A JSON value valid against ``schema``, the same for the same ``(schema, seed)``.
 
@@ -97,25 +100,22 @@ def instance_for(schema: Mapping[str, Any] | bool, *, seed: str, budget: OutputB
     generator = _Generator(schema, seed, budget)
     try:
         value = generator.value(schema, "#", 0)
-    except BudgetExceededError as exc:
+    except (BudgetExceededError, UncheckableError) as exc:
         raise SchemaInstanceError(f"{generator.where}: {exc}") from None
     except RecursionError:
         raise SchemaInstanceError(f"{generator.where}: nests too deeply to answer") from None
-    except UncheckableError as exc:
-        raise SchemaInstanceError(f"{generator.where}: {exc}") from None
     try:
         error = generator.checker.first_error(value)
-        if error is not None:
-            raise error
     except BudgetExceededError as exc:
         raise SchemaInstanceError(f"#: checking the answer against the schema: {exc}") from None
     except UncheckableError as exc:
         raise SchemaInstanceError(f"#: {exc}") from None
-    except NotAnInstanceError as exc:
-        at = "".join(f"/{p}" for p in exc.path)
+    if error is not None:
+        message, path = error
+        at = "".join(f"/{p}" for p in path)
         raise SchemaInstanceError(
-            f"#{at}: the schema is unsatisfiable or uses keywords this gateway does not generate for: {exc.message}"
-        ) from None
+            f"#{at}: the schema is unsatisfiable or uses keywords this gateway does not generate for: {message}"
+        )
     return value
 
 
@@ -160,6 +160,14 @@ class _Generator:
         """Whether ``value`` is an instance of ``schema`` (a subschema; ``$ref`` resolved from the root)."""
         self._budget.spend_steps(VALUE_STEPS)  # a validator set up and run, whatever the schema
         return self.checker.first_error(value, dict(schema)) is None
+
+    def _refuse_beyond_budget(self, chars: int, where: str, what: str, left: str = "characters left") -> None:
+        """Refuse a ``min*`` needing at least ``chars`` characters, more than are left, before anything is made."""
+        if chars > self._budget.chars_left:
+            raise SchemaInstanceError(
+                f"{where}: {what} more than the {self._budget.chars_left:,} {left} of the {self._budget.max_chars:,} "
+                "this gateway generates per request (evaljig-gateway serve --max-generated-chars)"
+            )
 
     def _const(self, schema: Mapping[str, Any], where: str) -> Any:
         value = schema["const"]
@@ -353,12 +361,8 @@ class _Generator:
             names = names[: max(most, len([n for n in names if n in wanted]))]
         least = schema.get("minProperties")
         if isinstance(least, int) and not isinstance(least, bool):
-            if least * 4 > self._budget.chars_left:  # '"k":0,' is 4 characters at the least
-                raise SchemaInstanceError(
-                    f"{where}/minProperties: {least:,} properties need more than the {self._budget.chars_left:,} "
-                    f"characters left of the {self._budget.max_chars:,} this gateway generates per request "
-                    "(evaljig-gateway serve --max-generated-chars)"
-                )
+            # '"k":0,' is 4 characters at the least
+            self._refuse_beyond_budget(least * 4, f"{where}/minProperties", f"{least:,} properties need")
             taken = set(names)
             names += [n for n in props if n not in taken][: max(0, least - len(names))]
             taken = set(names)
@@ -400,12 +404,8 @@ class _Generator:
             count = min(count, most)
         if count < least:
             raise SchemaInstanceError(f"{where}: minItems {least} cannot be met within maxItems/items")
-        if count * 2 > self._budget.chars_left:  # an item and its comma are 2 characters at the least
-            raise SchemaInstanceError(
-                f"{where}/minItems: {count:,} items need more than the {self._budget.chars_left:,} characters left "
-                f"of the {self._budget.max_chars:,} this gateway generates per request "
-                "(evaljig-gateway serve --max-generated-chars)"
-            )
+        # an item and its comma are 2 characters at the least
+        self._refuse_beyond_budget(count * 2, f"{where}/minItems", f"{count:,} items need")
         unique = schema.get("uniqueItems") is True
         seen: set[bytes] = set()
         out: list[Any] = []
@@ -434,19 +434,12 @@ class _Generator:
         most = schema.get("maxLength") if isinstance(schema.get("maxLength"), int) else None
         if most is not None and most < least:
             raise SchemaInstanceError(f"{where}: maxLength {most} is below minLength {least}")
-        if least > self._budget.chars_left:
-            raise SchemaInstanceError(
-                f"{where}/minLength: {least:,} characters is more than the {self._budget.chars_left:,} left "
-                f"of the {self._budget.max_chars:,} this gateway generates per request "
-                "(evaljig-gateway serve --max-generated-chars)"
-            )
+        self._refuse_beyond_budget(least, f"{where}/minLength", f"{least:,} characters is", left="left")
         pattern = schema.get("pattern")
         if isinstance(pattern, str):
             try:
                 found = _regex_sample.sample(pattern, self._rng, self._budget, least, most, self._patterns)
-            except _regex_sample.RegexError as exc:
-                raise SchemaInstanceError(f"{where}/pattern: {exc}") from None
-            except BudgetExceededError as exc:
+            except (_regex_sample.RegexError, BudgetExceededError) as exc:
                 raise SchemaInstanceError(f"{where}/pattern: {exc}") from None
             self.drawn.add((pattern, found))
             return found
@@ -558,12 +551,30 @@ def _merge_into(out: dict[str, Any], member: Mapping[str, Any], where: str) -> N
             out.setdefault("allOf", []).append({key: value})
         elif key == "additionalProperties" and value is False:
             out[key] = False
-        elif key in ("exclusiveMinimum", "exclusiveMaximum") and _is_number(value) and _is_number(out[key]):
-            out[key] = max(out[key], value) if key == "exclusiveMinimum" else min(out[key], value)
 
 
 #: Keywords that shape containers: a ``const``/``enum`` value is checked against the others only.
 _STRUCTURE = ("$defs", "definitions")
+
+
+def canonical(value: Any) -> bytes:
+    """A key equal for values JSON Schema calls equal (``1`` and ``1.0``; ``true`` is not ``1``; key order ignored)."""
+    try:
+        return orjson.dumps(_normal(value), option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # an integer past 64 bits from a schema's const/enum
+        return repr(_normal(value)).encode()
+
+
+def _normal(value: Any) -> Any:
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_normal(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _normal(v) for k, v in value.items()}
+    return value
 
 
 def _shown(value: Any) -> str:
