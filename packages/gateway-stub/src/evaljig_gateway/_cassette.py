@@ -146,8 +146,7 @@ def sse_text(raw: bytes) -> str:
 
 def sse_events(text: str) -> list[bytes]:
     """The events of an SSE text, each with its blank-line terminator, as the gateway sends them."""
-    events = [part + "\n\n" for part in text.split("\n\n") if part.strip("\n")]
-    return [event.encode() for event in events]
+    return [f"{part}\n\n".encode() for part in text.split("\n\n") if part.strip("\n")]
 
 
 def kept_headers(headers: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
