@@ -155,8 +155,7 @@ def kept_headers(headers: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], .
         for name, value in headers
         if name.lower() in KEPT_RESPONSE_HEADERS or name.lower().startswith(KEPT_RESPONSE_HEADER_PREFIX)
     }
-    ordered = sorted(kept.items(), key=lambda item: (item[0] != "content-type", item[0]))
-    return tuple(ordered)
+    return tuple(sorted(kept.items(), key=lambda item: (item[0] != "content-type", item[0])))
 
 
 def status_message(status: int) -> str:
@@ -237,13 +236,12 @@ _Dumper.add_representer(str, _represent_str)
 
 
 def _interaction(exchange: Exchange) -> dict[str, Any]:
-    query = exchange.path[len("/v1") :] if exchange.path.startswith("/v1") else exchange.path
     return {
         "request": {
             "body": exchange.request_body or None,
             "headers": {"content-type": ["application/json"]},
             "method": exchange.method,
-            "uri": CANONICAL_BASE_URL + query,
+            "uri": CANONICAL_BASE_URL + exchange.path.removeprefix("/v1"),
         },
         "response": {
             "body": {"string": exchange.body},
