@@ -570,9 +570,9 @@ class _Where:
 
 def _exchange(where: _Where, item: Any) -> Exchange:
     entry = _mapping(where, item)
-    request = _mapping(where / "request", _field(where, entry, "request"))
-    response = _mapping(where / "response", _field(where, entry, "response"))
-    req = where / "request"
+    req, res = where / "request", where / "response"
+    request = _mapping(req, _field(where, entry, "request"))
+    response = _mapping(res, _field(where, entry, "response"))
     method = _string(req / "method", _field(req, request, "method")).upper()
     uri = _string(req / "uri", _field(req, request, "uri"))
     parts = urlsplit(uri)
@@ -585,7 +585,6 @@ def _exchange(where: _Where, item: Any) -> Exchange:
             loads_json(request_body)
         except ValueError as exc:
             raise (req / "body").error(f"not JSON ({exc})") from None
-    res = where / "response"
     status_map = _mapping(res / "status", _field(res, response, "status"))
     code = _field(res / "status", status_map, "code")
     if isinstance(code, bool) or not isinstance(code, int):
