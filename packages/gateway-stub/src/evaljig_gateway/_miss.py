@@ -108,7 +108,7 @@ def miss(group: Group | None, method: str, target: str, body: bytes) -> GatewayE
         nothing = f"Cassette miss: nothing was recorded for {method} {path}"
         return GatewayError(404, f"{nothing} (evaljig gateway replay: no recorded answer for this request).", code=CODE)
     wanted = flatten(loads_json(body)) if body else {}
-    wanted_hashes = pair_hashes(wanted) if body else frozenset()
+    wanted_hashes = pair_hashes(wanted)
     shared = [0] * len(group.bodies)
     for h in wanted_hashes:
         for at in group.postings.get(h, ()):
@@ -145,15 +145,13 @@ def explain(method: str, target: str, place: int, recorded: dict[str, str], want
 
 
 def _difference(path: str, before: str | None, after: str | None) -> str:
-    old, new = _shown_pair(before, after)
+    at = 0
+    if before is not None and after is not None:  # both shown from around the first character that differs
+        differing = (i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b)
+        at = next(differing, min(len(before), len(after)))
+    old = ABSENT if before is None else _cut(before, at)
+    new = ABSENT if after is None else _cut(after, at)
     return f"{path or '(body)'}: {old} -> {new}"
-
-
-def _shown_pair(before: str | None, after: str | None) -> tuple[str, str]:
-    if before is None or after is None:
-        return _cut(before, 0) if before is not None else ABSENT, _cut(after, 0) if after is not None else ABSENT
-    at = next((i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b), min(len(before), len(after)))
-    return _cut(before, at), _cut(after, at)
 
 
 def _cut(text: str, at: int) -> str:

@@ -196,11 +196,10 @@ class Recorder:
             body_text = _json_or_text(content, "json" in content_type)
             reply = Reply(response.status_code, content, content_type.encode(), others)
         request_text = _request_text(raw)
-        if body_text is None or request_text is None or not _recordable(response.status_code):
-            return reply, None
         status = response.status_code
-        exchange = Exchange(method, path, request_text, status, kept, body_text, status_message(status))
-        return reply, exchange
+        if body_text is None or request_text is None or not (200 <= status < 300 or status in RECORDED_STATUSES):
+            return reply, None
+        return reply, Exchange(method, path, request_text, status, kept, body_text, status_message(status))
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -213,17 +212,13 @@ async def _until_disconnect(receive: Receive) -> None:
         pass
 
 
-def _recordable(status: int) -> bool:
-    return 200 <= status < 300 or status in RECORDED_STATUSES
-
-
 def _request_text(raw: bytes) -> str | None:
     """The request body pretty-printed; None when it is not JSON (such an exchange is not recorded)."""
     if not raw.strip():
         return ""
     try:
         return pretty_json(loads_json(raw))
-    except (ValueError, UnicodeDecodeError):
+    except ValueError:  # UnicodeDecodeError included
         return None
 
 

@@ -91,10 +91,8 @@ class Replayer:
             answers.append(_answer(exchange))
             if used:
                 self._cursors[key] = len(answers)
-            group = self._groups.get(group_key)
-            if group is None:
-                group = self._groups[group_key] = Group()
             if len(answers) == 1:  # a miss is compared with distinct requests
+                group = self._groups.setdefault(group_key, Group())
                 group.add(key[2], canonical_value(body, self.ignore) if body is not None else None, self._count)
             self._count += 1
 

@@ -16,7 +16,6 @@ last.
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -103,9 +102,8 @@ def check_writable(path: Path) -> None:
     else:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, probe = tempfile.mkstemp(prefix=f".{path.name[:100]}.", suffix=".probe", dir=path.parent)
-            os.close(fd)
-            Path(probe).unlink()
+            with tempfile.NamedTemporaryFile(prefix=f".{path.name[:100]}.", suffix=".probe", dir=path.parent):
+                pass  # created and removed: the stop's atomic write can create its file there
         except OSError as exc:
             reason = f"cannot create a file in {path.parent} ({exc.strerror or exc})"
     if reason is not None:
