@@ -61,6 +61,15 @@ class _UnknownMatchError(jsonschema.ValidationError):  # type: ignore[misc]
     """A string under a ``pattern`` that it was not drawn for: whether it matches is not known."""
 
 
+class _UndecidedError(_UnknownMatchError):
+    """``oneOf``/``not``/``if``/``contains`` whose verdict hangs on an unknown match: unknown in turn.
+
+    Yielded, not raised, so an enclosing ``anyOf`` whose other branch passes still passes (the
+    generator drew the value from that branch); :meth:`Checker.first_error` raises it as
+    :class:`UncheckableError` only when the answer's verdict depends on it.
+    """
+
+
 def _pattern(validator: Validator, pattern: Any, instance: Any, schema: Any) -> Iterator[jsonschema.ValidationError]:
     if not validator.is_type(instance, "string"):
         return
@@ -112,8 +121,8 @@ def _verdict(validator: Validator, schema: Any, instance: Any) -> bool | None:
     return None if all(_tainted(e) for e in errors) else False
 
 
-def _undecided(keyword: str, instance: Any) -> UncheckableError:
-    return UncheckableError(
+def _undecided(keyword: str, instance: Any) -> _UndecidedError:
+    return _UndecidedError(
         f"whether {_short(instance)} satisfies {keyword} depends on a pattern the value was not drawn for "
         "(the gateway runs no regex engine on values): not supported"
     )
@@ -130,7 +139,7 @@ def _one_of(validator: Validator, branches: Any, instance: Any, schema: Any) -> 
     if passed >= 2:
         yield jsonschema.ValidationError(f"{_short(instance)} is valid under more than one of the oneOf schemas")
     elif unknown:
-        raise _undecided("oneOf", instance)
+        yield _undecided("oneOf", instance)
     elif not passed:
         yield jsonschema.ValidationError(f"{_short(instance)} is not valid under any of the oneOf schemas")
 
@@ -138,15 +147,16 @@ def _one_of(validator: Validator, branches: Any, instance: Any, schema: Any) -> 
 def _not(validator: Validator, negated: Any, instance: Any, schema: Any) -> Iterator[jsonschema.ValidationError]:
     verdict = _verdict(validator, negated, instance)
     if verdict is None:
-        raise _undecided("not", instance)
-    if verdict:
+        yield _undecided("not", instance)
+    elif verdict:
         yield jsonschema.ValidationError(f"{_short(instance)} should not be valid under {_short(negated)}")
 
 
 def _if(validator: Validator, condition: Any, instance: Any, schema: Any) -> Iterator[jsonschema.ValidationError]:
     verdict = _verdict(validator, condition, instance)
     if verdict is None:
-        raise _undecided("if", instance)
+        yield _undecided("if", instance)
+        return
     branch = "then" if verdict else "else"
     if branch in schema:
         yield from validator.descend(instance, schema[branch], schema_path=branch)
@@ -161,7 +171,7 @@ def _contains(keyword: Callable[..., Any]) -> Callable[..., Any]:
             and validator.is_type(instance, "array")
             and any(_verdict(validator, value, item) is None for item in instance)
         ):
-            raise _undecided("contains/maxContains", instance)
+            return iter([_undecided("contains/maxContains", instance)])
         return keyword(validator, value, instance, schema)
 
     return contains
@@ -242,4 +252,20 @@ class Checker:
             raise UncheckableError(f"the schema cannot be checked: {type(exc).__name__}: {exc}") from None
         finally:
             _STATE.reset(token)
-        return None if error is None else (error.message, tuple(error.absolute_schema_path))
+        if error is None:
+            return None
+        undecided = _first_undecided(error)
+        if undecided is not None:  # the verdict hangs on an unknown match: the gateway cannot vouch either way
+            raise UncheckableError(undecided.message)
+        return error.message, tuple(error.absolute_schema_path)
+
+
+def _first_undecided(error: Any) -> _UndecidedError | None:
+    """``error`` itself, else the first undecided verdict its context holds (depth first), else None."""
+    if isinstance(error, _UndecidedError):
+        return error
+    for inner in error.context or ():
+        found = _first_undecided(inner)
+        if found is not None:
+            return found
+    return None
