@@ -234,6 +234,18 @@ def test_a_verdict_that_hangs_on_an_unknown_match_is_still_refused() -> None:
     }
 
 
+def test_a_format_the_gateway_generates_is_asserted_not_an_annotation() -> None:
+    """``if``/``else`` is not followed, so the walk made a word where ``else`` asks for a date (found by
+    hypothesis): the final check asserts the formats clients parse, so that is a 400, never a 200."""
+    schema = {
+        "if": {"allOf": [{"const": 0}, {"const": 0}]},
+        "then": {"type": "object", "required": ["a"]},
+        "else": {"type": "string", "format": "date"},
+    }
+    with pytest.raises(SchemaInstanceError, match=r"^#/else/format: .*'bravo' is not a 'date'"):
+        instance_for(schema, seed="")
+
+
 def test_huge_min_items_is_refused_not_generated() -> None:
     with pytest.raises(SchemaInstanceError, match="more than"):
         instance_for({"type": "array", "minItems": 10_000_000}, seed="x")

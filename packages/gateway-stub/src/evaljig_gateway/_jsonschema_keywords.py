@@ -9,7 +9,7 @@ needs without ``jsonschema`` (:class:`UncheckableError`, :func:`canonical`) live
 request: it runs ``re.search`` (a backtracking engine) for ``pattern`` and ``patternProperties``,
 and some schemas make it do exponential work (``oneOf`` inside ``oneOf`` through ``$ref``).
 So the validator used here is ``jsonschema``'s own for the schema's draft (2020-12 by default,
-formats as annotations) extended so that:
+the formats the generator makes asserted) extended so that:
 
 * every keyword it applies spends steps from the request's ``OutputBudget`` (a ``$ref`` and the
   members of list-valued keywords more), so checking stops at the budget;
@@ -28,11 +28,15 @@ formats as annotations) extended so that:
 
 from __future__ import annotations
 
+import datetime
+import ipaddress
+import uuid
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import jsonschema  # type: ignore[import-untyped,unused-ignore]
 import referencing.exceptions
@@ -51,6 +55,74 @@ REF_STEPS = 10
 class _State:
     budget: OutputBudget
     drawn: set[tuple[str, str]]
+
+
+def _is_date(value: object) -> bool:
+    return not isinstance(value, str) or (len(value) == 10 and bool(datetime.date.fromisoformat(value)))
+
+
+def _is_date_time(value: object) -> bool:
+    return not isinstance(value, str) or ("T" in value and bool(datetime.datetime.fromisoformat(value)))
+
+
+def _is_time(value: object) -> bool:
+    return not isinstance(value, str) or bool(datetime.time.fromisoformat(value))
+
+
+def _is_email(value: object) -> bool:
+    """``local@host.tld``: one ``@``, no white space, a lower-case ASCII top-level label."""
+    if not isinstance(value, str):
+        return True
+    local, _, domain = value.partition("@")
+    host, dot, tld = domain.rpartition(".")
+    spaced = any(c.isspace() for c in value)
+    return (
+        bool(local and host and dot)
+        and "@" not in domain
+        and not spaced
+        and tld.isascii()
+        and tld.isalpha()
+        and tld.islower()
+    )
+
+
+def _is_uri(value: object) -> bool:
+    parts = urlsplit(value) if isinstance(value, str) else None
+    return parts is None or bool(parts.scheme and parts.netloc)
+
+
+def _is_uuid(value: object) -> bool:
+    return not isinstance(value, str) or bool(uuid.UUID(value))
+
+
+def _is_ipv4(value: object) -> bool:
+    return not isinstance(value, str) or bool(ipaddress.IPv4Address(value))
+
+
+def _is_ipv6(value: object) -> bool:
+    return not isinstance(value, str) or bool(ipaddress.IPv6Address(value))
+
+
+def _format_checker() -> Any:
+    """The formats the generator makes, asserted rather than annotations: clients parse them (pydantic's
+    ``date``, ``UUID``, ``EmailStr``), so a 200 must hold one. Each check is linear, with no regex engine."""
+    checker = jsonschema.FormatChecker(formats=())
+    checks = {
+        "date": _is_date,
+        "date-time": _is_date_time,
+        "time": _is_time,
+        "email": _is_email,
+        "uri": _is_uri,
+        "uuid": _is_uuid,
+        "ipv4": _is_ipv4,
+        "ipv6": _is_ipv6,
+    }
+    for name, check in checks.items():
+        checker.checks(name, raises=ValueError)(check)
+    return checker
+
+
+_FORMATS = _format_checker()
 
 
 #: The checking :class:`Checker`'s state: ``jsonschema`` passes its keyword functions nothing of ours.
@@ -227,7 +299,7 @@ class Checker:
     """``jsonschema`` validation of values against ``root`` (and its subschemas, ``$ref`` resolved from the root)."""
 
     def __init__(self, root: Any, budget: OutputBudget, drawn: set[tuple[str, str]]) -> None:
-        self._validator = _validator_class(root)(root)
+        self._validator = _validator_class(root)(root, format_checker=_FORMATS)
         self._state = _State(budget, drawn)
 
     def first_error(self, value: Any, schema: Any = None) -> tuple[str, tuple[Any, ...]] | None:
