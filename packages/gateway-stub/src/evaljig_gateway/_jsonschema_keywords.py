@@ -18,8 +18,10 @@ the formats the generator makes asserted) extended so that:
   value judged valid is valid. That holds where failing more can only make the verdict stricter;
   ``not``, ``oneOf``, ``if`` and ``contains`` with ``maxContains`` (where a failure can make the
   whole pass) are re-implemented three-valued: a subschema with a definite error fails, one whose
-  only errors are unknown is unknown, and a verdict that depends on an unknown raises
-  :class:`UncheckableError` (the gateway then answers 400: it cannot vouch for the value);
+  only errors are unknown is unknown, and a verdict that depends on an unknown is an unknown error
+  in turn (so an ``anyOf`` whose other branch passes still passes); only when the answer's own
+  verdict hangs on one does the check raise :class:`UncheckableError` (the gateway then answers
+  400: it cannot vouch for the value);
   ``patternProperties`` (and ``additionalProperties``/``unevaluatedProperties`` beside it, which
   search the patterns too) raise it for an object with keys;
 * ``uniqueItems`` compares canonical forms in a set (linear, where ``jsonschema``'s fallback is
@@ -122,7 +124,7 @@ def _format_checker() -> Any:
     return checker
 
 
-_FORMATS = _format_checker()
+_ASSERTED_FORMATS = _format_checker()
 
 
 #: The checking :class:`Checker`'s state: ``jsonschema`` passes its keyword functions nothing of ours.
@@ -299,7 +301,7 @@ class Checker:
     """``jsonschema`` validation of values against ``root`` (and its subschemas, ``$ref`` resolved from the root)."""
 
     def __init__(self, root: Any, budget: OutputBudget, drawn: set[tuple[str, str]]) -> None:
-        self._validator = _validator_class(root)(root, format_checker=_FORMATS)
+        self._validator = _validator_class(root)(root, format_checker=_ASSERTED_FORMATS)
         self._state = _State(budget, drawn)
 
     def first_error(self, value: Any, schema: Any = None) -> tuple[str, tuple[Any, ...]] | None:

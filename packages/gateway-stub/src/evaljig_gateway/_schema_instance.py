@@ -21,8 +21,8 @@ Bounded by construction: every value, character and ``allOf`` member spends the 
 :class:`~evaljig_gateway._limits.OutputBudget` as it is made, and ``minLength``/``minItems``/
 ``minProperties`` beyond what is left are refused before anything is made. Sound by a final check:
 the value is validated with ``jsonschema`` (the schema's own draft, 2020-12 by default; the
-formats it generates asserted) before it is answered, so a value the walk got wrong (``not``, ``if``/``then``,
-conflicting ``allOf`` members it merged loosely) is a :class:`SchemaInstanceError` quoting
+formats it generates asserted) before it is answered, so a value the walk got wrong (``not``,
+``if``/``then``, conflicting ``allOf`` members it merged loosely) is a :class:`SchemaInstanceError` quoting
 ``jsonschema``'s reason, never a 200 with a non-instance. That check runs no regex engine on
 generated text (a backtracking ``re.search`` there is what held the gateway): ``pattern`` is
 trusted for strings this generator drew for that very pattern (they match by construction, see
