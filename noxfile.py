@@ -138,10 +138,11 @@ def tests(session: nox.Session) -> None:
     ``make matrix`` all of them. ``--dist worksteal``: a worker that runs out of tests takes half of
     the other's queue, so long tests (a pip install, subprocess pytest runs) left queued near the end
     do not wait behind each other while a core is idle. ``--durations=20`` ends it with the slowest
-    tests, where the session's time goes.
+    tests, where the session's time goes. The ``lint`` group too: the scaffolded workflow's test runs
+    actionlint on it.
     """
     writes_bytecode(session)
-    sync(session, "dev")
+    sync(session, "dev", "lint")
     cov_args, cov_env = measured(session)
     session.run(
         "pytest", "-n", workers(), "--dist", "worksteal", *LOOPBACK_ONLY, "-m", "not lighteval", *cov_args,

@@ -29,12 +29,14 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-#: What the team installs: the meta-package with the stack, and what the scaffolded suite uses.
-REQUIREMENTS = ("evaljig[lighteval]", "pytest-cov", "pytest-split")
+#: What the team installs: the meta-package with the stack, and what the scaffolded suite uses
+#: (``evaljig_fixtures``' ``TEAM_TEST_PACKAGES``: ci/tests/test_adoption.py keeps the two equal).
+REQUIREMENTS = ("evaljig[lighteval]", "pytest-cov", "pytest-split", "pytest-xdist")
 #: The team's provider, model and key variable, as ``evaljig init`` takes them.
 INIT_OPTIONS = ("--provider", "acme", "--model", "openai/acme-small", "--api-key-env", "ACME_TOKEN", "--no-build")
 BUILDER = "../scripts/testing/build_lighteval_fixture.py"
-LEV_SUITE = ("-m", "pytest", "-m", "lighteval", "--no-cov", "-p", "no:cacheprovider")
+#: ``evaljig_fixtures``' ``LEV_SUITE_COMMAND`` (the docs' and the workflow's) without writing a pytest cache.
+LEV_SUITE = ("-m", "pytest", "-m", "lighteval", "--no-cov", "-n", "auto", "-p", "no:cacheprovider")
 #: The packages whose resolved versions the session prints for each installer.
 REPORTED = ("evaljig", "lighteval", "litellm", "openai", "torch", "transformers", "datasets", "huggingface-hub")
 WHEELS = "wheels"

@@ -40,6 +40,18 @@ def test_the_adoption_session_installs_with_pip_and_uv_and_no_constraints_file()
     assert any(c.value == "install" for c in calls)
 
 
+def test_the_team_installs_and_runs_what_the_scaffold_and_its_docs_say() -> None:
+    """Adoption runs what a team is told to: the scaffold's packages beside ``evaljig[lighteval]`` and its
+    LEV command (``evaljig init``'s last line, the generated workflow, docs/project.md)."""
+    from evaljig_fixtures._scaffold import LEV_SUITE_COMMAND, TEAM_TEST_PACKAGES
+
+    assert ("evaljig[lighteval]", *TEAM_TEST_PACKAGES) == adoption.REQUIREMENTS
+    assert " ".join(adoption.LEV_SUITE[1:]).replace(" -p no:cacheprovider", "") == LEV_SUITE_COMMAND
+    project = (Path(__file__).resolve().parents[2] / "docs" / "project.md").read_text(encoding="utf-8")
+    assert f"'evaljig[lighteval]' {' '.join(TEAM_TEST_PACKAGES)}" in project
+    assert LEV_SUITE_COMMAND in project
+
+
 def test_the_team_pyproject_names_the_wheels_by_a_relative_path(tmp_path: Path) -> None:
     project = tomllib.loads(adoption.uv_project_toml("team-evals", "3.11"))
     assert project["tool"]["uv"]["find-links"] == ["wheels"]

@@ -140,7 +140,8 @@ def test_the_scaffolded_workflow_passes_actionlint(repo: Path) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     workflow = (repo / ".github/workflows/lighteval.yml").read_text()
-    assert "-m lighteval --no-cov" in workflow
+    assert "python -m pytest -m lighteval --no-cov -n auto" in workflow  # the cases side by side (xdist)
+    assert "'evaljig[lighteval]' pytest-cov pytest-split pytest-xdist" in workflow
     assert "--splits ${{ strategy.job-total }} --group ${{ matrix.group }}" in workflow
     assert "evaljig-report merge" in workflow
 
@@ -336,7 +337,7 @@ def test_installer_auto_picks_uv_for_a_uv_project(repo: Path, capsys: pytest.Cap
     (repo / "uv.lock").write_text("version = 1\n")
     assert init_main(["--no-build"]) == 0
     assert "run: uv sync --locked" in (repo / ".github/workflows/lighteval.yml").read_text()
-    assert "uv add 'evaljig[lighteval]' pytest-cov pytest-split" in capsys.readouterr().out
+    assert "uv add 'evaljig[lighteval]' pytest-cov pytest-split pytest-xdist" in capsys.readouterr().out
 
 
 def test_regen_without_arguments_in_a_team_repository_names_its_build_script(

@@ -38,6 +38,8 @@ from evaljig_fixtures._scaffold import (
     DEFAULT_SCRIPTS_DIR,
     DEFAULT_TESTS_DIR,
     INSTALLERS,
+    LEV_SUITE_COMMAND,
+    TEAM_TEST_PACKAGES,
     Layout,
     check_model,
     folder,
@@ -249,7 +251,7 @@ def scaffold(options: Options, echo: Any = print) -> int:
     if options.installer == "uv":
         echo(
             "uv: the workflow runs `uv sync --locked`: add evaljig to your project with `uv add "
-            f"'evaljig[lighteval]' pytest-cov pytest-split` ({options.wheels}/ in [tool.uv] find-links until it "
+            f"'evaljig[lighteval]' {' '.join(TEAM_TEST_PACKAGES)}` ({options.wheels}/ in [tool.uv] find-links until it "
             "is on PyPI)"
         )
     if not options.build:
@@ -275,7 +277,7 @@ def _build(root: Path, layout: Layout, echo: Any) -> int:
             f"then run `{layout.in_run_dir(builder)}`"
         )
     else:
-        echo(f"done: run `{layout.in_run_dir('pytest -m lighteval --no-cov')}`, then commit the files above")
+        echo(f"done: run `{layout.in_run_dir(LEV_SUITE_COMMAND)}`, then commit the files above")
     return EXIT_OK
 
 
