@@ -193,6 +193,23 @@ def bench(session: nox.Session) -> None:
         session.run("python", str(script), *session.posargs)
 
 
+#: This nox run's wheels, once built: ``package`` and ``adoption`` install the same files (``make ci`` ran
+#: ``uv build`` for each of them before).
+_WHEELS: dict[str, Path] = {}
+
+
+def wheels(session: nox.Session) -> Path:
+    """Every workspace package's wheel and the meta-package's, built once per nox run into this session's tmp."""
+    if "built" not in _WHEELS:
+        out = Path(session.create_tmp()).resolve() / "wheels"
+        session.run("uv", "build", "--all-packages", "--wheel", "--clear", "--out-dir", str(out), external=True)
+        session.run("uv", "build", "packages/evaljig", "--wheel", "--out-dir", str(out), external=True)
+        _WHEELS["built"] = out
+    else:
+        session.log(f"wheels: the ones built earlier in this run ({_WHEELS['built'].relative_to(ROOT)})")
+    return _WHEELS["built"]
+
+
 @nox.session(python=PYTHON, reuse_venv=False)
 def package(session: nox.Session) -> None:
     """Build every wheel and check what ships, install them in a fresh venv, test the installed corpus.
@@ -200,10 +217,8 @@ def package(session: nox.Session) -> None:
     The fixture builder's CLI validates the corpus and its tests run against the installed wheel.
     """
     writes_bytecode(session)
-    tmp = Path(session.create_tmp())
-    dist, constraints = tmp / "dist", tmp / "constraints.txt"
-    session.run("uv", "build", "--all-packages", "--wheel", "--clear", "--out-dir", str(dist), external=True)
-    session.run("uv", "build", "packages/evaljig", "--wheel", "--out-dir", str(dist), external=True)
+    dist = wheels(session)
+    constraints = Path(session.create_tmp()) / "constraints.txt"
     session.run("python", "ci/check_wheels.py", str(dist))
     session.run(
         "uv", "export", "--locked", "--all-packages", "--all-groups", "--no-emit-workspace", "--no-hashes",
@@ -312,7 +327,7 @@ def regen(session: nox.Session) -> None:
 def adoption(session: nox.Session) -> None:
     """What a new team does, outside the checkout, once with pip and once with uv (ci/adoption.py).
 
-    ``evaljig[lighteval]`` from the wheels in ``dist/`` (built here when ``make dist`` has not),
+    ``evaljig[lighteval]`` from the wheels in ``dist/`` (else this run's, built once: :func:`wheels`),
     with **no constraints file**: the extra's bounds alone; then the stack check, ``evaljig init``,
     the builder, the scaffolded LEV suite and ``--check``. The two installers' runs go side by side,
     each line of their output prefixed ``[pip]``/``[uv]``; the resolved stack and each step's wall
@@ -324,9 +339,7 @@ def adoption(session: nox.Session) -> None:
     work = Path(tempfile.mkdtemp(prefix="evaljig-adoption-"))  # outside the checkout: no conftest, no pyproject
     dist = ROOT / "dist"
     if not list(dist.glob("evaljig-*.whl")):  # the meta-package's wheel: make dist has not run
-        dist = tmp / "dist"
-        for package in ("--all-packages", str(ROOT / "packages" / "evaljig")):
-            session.run("uv", "build", package, "--wheel", "--out-dir", str(dist), external=True)
+        dist = wheels(session)
     python = str(Path(session.virtualenv.location) / "bin" / "python")
     settings = stack.pip_settings(stack.pip_config_text(), os.environ)
     legs = {installer: adoption_run.Leg(session, installer) for installer in ("pip", "uv")}
