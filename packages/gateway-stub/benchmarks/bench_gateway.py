@@ -162,8 +162,10 @@ def _wrk_rps(port: int, seconds: float, connections: int) -> float:
     return float(found.group(1)) if found else 0.0
 
 
-def _rps(port: int, args: argparse.Namespace) -> float:
-    """Plain chat req/s against ``port`` after a warm-up: ``wrk`` when installed, else the client below."""
+def _rps(port: int, args: argparse.Namespace, pid: int) -> tuple[float, float, float | None]:
+    """Plain chat against ``port`` after a warm-up (``wrk`` when installed, else the client below): req/s, the
+    server's (``pid``) CPU per request in microseconds, and the share of its core the Python client used
+    (None with ``wrk``). CPU per request does not depend on whether the client kept the server busy."""
     try:
         import uvloop
 
@@ -172,10 +174,15 @@ def _rps(port: int, args: argparse.Namespace) -> float:
         runner = asyncio.run
     if shutil.which("wrk"):
         _wrk_rps(port, args.warmup, args.connections)
-        return _wrk_rps(port, args.seconds, args.connections)
+        server_before, started = _cpu_seconds(pid), time.perf_counter()
+        rps = _wrk_rps(port, args.seconds, args.connections)
+        requests = rps * (time.perf_counter() - started)
+        return rps, (_cpu_seconds(pid) - server_before) / max(requests, 1) * 1e6, None
     runner(_load(port, args.warmup, args.connections))
+    cpu_before, server_before = time.process_time(), _cpu_seconds(pid)
     latencies, _, elapsed = runner(_load(port, args.seconds, args.connections))
-    return len(latencies) / elapsed
+    server_us = (_cpu_seconds(pid) - server_before) / max(len(latencies), 1) * 1e6
+    return len(latencies) / elapsed, server_us, (time.process_time() - cpu_before) / elapsed
 
 
 def _bare_comparison(args: argparse.Namespace) -> None:
@@ -183,7 +190,7 @@ def _bare_comparison(args: argparse.Namespace) -> None:
     gateway, port = _start()
     try:
         _pin(1)
-        gateway_rps = _rps(port, args)
+        gateway_rps, gateway_us, gateway_client = _rps(port, args, gateway.pid)
     finally:
         gateway.terminate()
         gateway.wait(timeout=10)
@@ -193,7 +200,7 @@ def _bare_comparison(args: argparse.Namespace) -> None:
     try:
         assert bare.stdout is not None
         bare_port = int(bare.stdout.readline().split()[1].rsplit(":", 1)[1].split("/")[0])
-        bare_rps = _rps(bare_port, args)
+        bare_rps, bare_us, bare_client = _rps(bare_port, args, bare.pid)
     finally:
         bare.terminate()
         bare.wait(timeout=10)
@@ -203,6 +210,12 @@ def _bare_comparison(args: argparse.Namespace) -> None:
           f"{args.seconds:.0f} s each, servers pinned to core 0, load average {os.getloadavg()[0]:.2f}")  # fmt: skip
     print(f"  gateway {gateway_rps:,.0f} req/s, bare {bare_rps:,.0f} req/s: ratio {ratio:.2f} "
           f"(floor {FLOOR_BARE_RATIO}: {'met' if ratio >= FLOOR_BARE_RATIO else 'NOT met'})")  # fmt: skip
+    cpu_ratio = bare_us / gateway_us if gateway_us else 0.0
+    print(f"  server CPU per request: gateway {gateway_us:.0f} us, bare {bare_us:.0f} us: ratio {cpu_ratio:.2f} "
+          "(the same floor, whatever the client could drive)")  # fmt: skip
+    if gateway_client is not None and bare_client is not None:
+        print(f"  the Python client used {gateway_client:.0%} and {bare_client:.0%} of its core "
+              "(near 100%: the client, not the server, set that req/s)")  # fmt: skip
 
 
 def _pin(cpu: int) -> None:
