@@ -197,21 +197,21 @@ def bench(session: nox.Session) -> None:
         session.run("python", str(script), *session.posargs)
 
 
-#: This nox run's wheels, once built: ``package`` and ``adoption`` install the same files (``make ci`` ran
-#: ``uv build`` for each of them before).
-_WHEELS: dict[str, Path] = {}
+#: This nox run's wheels once built: ``package`` and ``adoption`` install the same files.
+_built_wheels: Path | None = None
 
 
 def wheels(session: nox.Session) -> Path:
     """Every workspace package's wheel and the meta-package's, built once per nox run into this session's tmp."""
-    if "built" not in _WHEELS:
-        out = Path(session.create_tmp()).resolve() / "wheels"
-        session.run("uv", "build", "--all-packages", "--wheel", "--clear", "--out-dir", str(out), external=True)
-        session.run("uv", "build", "packages/evaljig", "--wheel", "--out-dir", str(out), external=True)
-        _WHEELS["built"] = out
-    else:
-        session.log(f"wheels: the ones built earlier in this run ({_WHEELS['built'].relative_to(ROOT)})")
-    return _WHEELS["built"]
+    global _built_wheels  # one build per nox process, whichever session asks first
+    if _built_wheels is not None:
+        session.log(f"wheels: the ones built earlier in this run ({_built_wheels})")
+        return _built_wheels
+    out = Path(session.create_tmp()) / "wheels"
+    session.run("uv", "build", "--all-packages", "--wheel", "--clear", "--out-dir", str(out), external=True)
+    session.run("uv", "build", "packages/evaljig", "--wheel", "--out-dir", str(out), external=True)
+    _built_wheels = out
+    return out
 
 
 @nox.session(python=PYTHON, reuse_venv=False)

@@ -35,8 +35,10 @@ REQUIREMENTS = ("evaljig[lighteval]", "pytest-cov", "pytest-split", "pytest-xdis
 #: The team's provider, model and key variable, as ``evaljig init`` takes them.
 INIT_OPTIONS = ("--provider", "acme", "--model", "openai/acme-small", "--api-key-env", "ACME_TOKEN", "--no-build")
 BUILDER = "../scripts/testing/build_lighteval_fixture.py"
-#: ``evaljig_fixtures``' ``LEV_SUITE_COMMAND`` (the docs' and the workflow's) without writing a pytest cache.
-LEV_SUITE = ("-m", "pytest", "-m", "lighteval", "--no-cov", "-n", "auto", "-p", "no:cacheprovider")
+#: The scaffolded LEV suite's command (``evaljig_fixtures``' ``LEV_SUITE_COMMAND``: the docs' and the workflow's).
+LEV_COMMAND = "pytest -m lighteval --no-cov -n auto"
+#: ``python`` + this: the command as a module, without writing a pytest cache into the team's repository.
+LEV_SUITE = ("-m", *LEV_COMMAND.split(), "-p", "no:cacheprovider")
 #: The packages whose resolved versions the session prints for each installer.
 REPORTED = ("evaljig", "lighteval", "litellm", "openai", "torch", "transformers", "datasets", "huggingface-hub")
 WHEELS = "wheels"

@@ -108,6 +108,11 @@ def loads_json(raw: bytes | str) -> Any:
         return json.loads(raw.decode("utf-8", "surrogatepass") if isinstance(raw, bytes) else raw)
 
 
+def request_json(text: str) -> Any:
+    """A recorded request body's JSON value; None for a blank body (a GET sends none, whitespace is none too)."""
+    return loads_json(text) if text.strip() else None
+
+
 def pretty_json(value: Any) -> str:
     """Indent 2, key order kept, non-ASCII as is: what a reviewer reads in a diff."""
     try:
@@ -342,13 +347,12 @@ def check_names(path: Path | str, exchanges: Sequence[Exchange]) -> None:
                     f"{path}: refusing to write the cassette: interactions[{index}].request.uri has a query "
                     f"parameter '{name}' (credentials are never recorded)"
                 )
-        if exchange.request_body.strip():  # a blank body (as the loader takes it) holds no field
-            found = _secret_field(loads_json(exchange.request_body))
-            if found is not None:
-                raise CassetteError(
-                    f"{path}: refusing to write the cassette: interactions[{index}].request.body has a field "
-                    f"'{found}' (credentials are never recorded)"
-                )
+        found = _secret_field(request_json(exchange.request_body))
+        if found is not None:
+            raise CassetteError(
+                f"{path}: refusing to write the cassette: interactions[{index}].request.body has a field "
+                f"'{found}' (credentials are never recorded)"
+            )
 
 
 def _secret_field(value: Any) -> str | None:
@@ -580,11 +584,10 @@ def _exchange(where: _Where, item: Any) -> Exchange:
         raise (req / "uri").error(f"expected a URI under /v1/, got {uri!r}")
     path = parts.path + (f"?{parts.query}" if parts.query else "")
     request_body = _text(req / "body", _field(req, request, "body"))
-    if request_body.strip():
-        try:
-            loads_json(request_body)
-        except ValueError as exc:
-            raise (req / "body").error(f"not JSON ({exc})") from None
+    try:
+        request_json(request_body)
+    except ValueError as exc:
+        raise (req / "body").error(f"not JSON ({exc})") from None
     status_map = _mapping(res / "status", _field(res, response, "status"))
     code = _field(res / "status", status_map, "code")
     if isinstance(code, bool) or not isinstance(code, int):

@@ -29,8 +29,8 @@ from evaljig_gateway._cassette import (
     MatchKey,
     canonical_value,
     compact_json,
-    loads_json,
     match_key,
+    request_json,
     sse_events,
 )
 from evaljig_gateway._errors import GatewayError
@@ -83,7 +83,7 @@ class Replayer:
     def add(self, exchange: Exchange, *, used: bool = False) -> None:
         """File ``exchange`` after those already recorded for the same request (``used``: it was just sent to a
         client, so that request's cursor moves past it)."""
-        body = loads_json(exchange.request_body) if exchange.request_body.strip() else None
+        body = request_json(exchange.request_body)
         key = self.key(exchange.method, exchange.path, body)
         group_key = (key[0], key[1].split("?", 1)[0])
         with self._lock:

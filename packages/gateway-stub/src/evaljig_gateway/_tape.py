@@ -29,9 +29,9 @@ from evaljig_gateway._cassette import (
     CassetteError,
     Item,
     load_cassette,
-    loads_json,
     match_key,
     read_items,
+    request_json,
     write_items,
 )
 from evaljig_gateway._record import Recorder
@@ -82,7 +82,7 @@ class Tape:
 
     def _order(self, item: Item) -> tuple[str, str, bytes]:
         exchange = item[0]
-        body = loads_json(exchange.request_body) if exchange.request_body.strip() else None
+        body = request_json(exchange.request_body)
         return match_key(exchange.method, exchange.path, body, self.ignore)
 
 
