@@ -207,7 +207,7 @@ def wheels(session: nox.Session) -> Path:
     if _built_wheels is not None:
         session.log(f"wheels: the ones built earlier in this run ({_built_wheels})")
         return _built_wheels
-    out = Path(session.create_tmp()) / "wheels"
+    out = Path(session.create_tmp()).resolve() / "wheels"  # absolute: adoption's teams install from other folders
     session.run("uv", "build", "--all-packages", "--wheel", "--clear", "--out-dir", str(out), external=True)
     session.run("uv", "build", "packages/evaljig", "--wheel", "--out-dir", str(out), external=True)
     _built_wheels = out
