@@ -182,6 +182,19 @@ def resolved_versions(freeze: str, names: Sequence[str] = REPORTED) -> dict[str,
     return dict(sorted(found.items()))
 
 
+def pip_backtracking(output: str) -> list[str]:
+    """The packages pip walked back through, when it told the user "This is taking longer than usual".
+
+    pip prints "pip is looking at multiple versions of X" after a few rejected candidates of X, and
+    the longer message once backtracking passes its own threshold: the point where a user waits.
+    Short walks (a few small wheels) stay below it and return nothing.
+    """
+    if "This is taking longer than usual" not in output:
+        return []
+    names = re.findall(r"pip is (?:still )?looking at multiple versions of (\S+) ", output)
+    return sorted(set(names)) or ["(pip did not name them)"]
+
+
 def _normal(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name.strip().lower())
 
@@ -211,10 +224,19 @@ def adopt(
             "upgrade pip", repo, str(bin_dir / "python"), "-m", "pip", "install", "--quiet",
             "--disable-pip-version-check", "--upgrade", PIP,
         )  # fmt: skip
-        leg.step(
+        # not --quiet: pip's resolver speaks at INFO level, and its backtracking is what a user waits on
+        installed = leg.step(
             "install evaljig[lighteval]", repo, str(bin_dir / "python"), "-m", "pip", "install",
-            "--quiet", "--disable-pip-version-check", "--find-links", str(dist), *REQUIREMENTS,
+            "--progress-bar", "off", "--disable-pip-version-check", "--find-links", str(dist), *REQUIREMENTS,
         )  # fmt: skip
+        walked = pip_backtracking(installed)
+        if walked:
+            raise StepFailedError(
+                f'pip: install evaljig[lighteval] backtracked ("This is taking longer than usual") through '
+                f"releases of {', '.join(walked)}: a new release moved a conflict that evaljig_config.RESOLVER_HINTS "
+                "(the extra's resolver hints, docs/project.md) no longer steers around; find the pair pip cannot "
+                "satisfy with `pip install --dry-run --find-links dist 'evaljig[lighteval]'` and bound it there"
+            )
         leg.step("pip check", repo, str(bin_dir / "python"), "-m", "pip", "check")
         run: Callable[..., list[str]] = lambda *args: [str(bin_dir / args[0]), *args[1:]]  # noqa: E731
         team_env: dict[str, str | None] = {

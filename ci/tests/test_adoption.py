@@ -100,6 +100,35 @@ def test_resolved_versions_are_read_from_a_freeze() -> None:
     }
 
 
+#: pip 26's own lines (an unhinted ``pip install 'evaljig[lighteval]'``), trimmed to what the check reads.
+PIP_WALKED = """\
+Collecting aiobotocore>=2.18.0 (from inspect-ai>=0.3.140->lighteval==0.13.0)
+INFO: pip is looking at multiple versions of aiobotocore to determine which version is compatible with other \
+requirements. This could take a while.
+INFO: This is taking longer than usual. You might need to provide the dependency resolver with stricter \
+constraints to reduce runtime. See https://pip.pypa.io/warnings/backtracking for guidance. If you want to abort \
+this run, press Ctrl + C.
+INFO: pip is still looking at multiple versions of inspect-ai to determine which version is compatible with \
+other requirements. This could take a while.
+Successfully installed boto3-1.43.117
+"""
+
+
+def test_pip_walking_back_until_it_says_this_is_taking_longer_names_the_packages() -> None:
+    assert adoption.pip_backtracking(PIP_WALKED) == ["aiobotocore", "inspect-ai"]
+    short_walk = "INFO: pip is looking at multiple versions of s3fs to determine which version is compatible\n"
+    assert adoption.pip_backtracking(short_walk) == []
+    assert adoption.pip_backtracking("Successfully installed evaljig-0.1.0\n") == []
+
+
+def test_the_pip_install_shows_the_resolvers_messages() -> None:
+    source = inspect.getsource(adoption.adopt)
+    install = source[source.index('"install evaljig[lighteval]"') :]
+    install = install[: install.index(")")]
+    assert "--quiet" not in install
+    assert "pip_backtracking(installed)" in source
+
+
 class FakeSession:
     """What a ``Leg`` reads of a nox session: its environment (``None`` removes a variable)."""
 

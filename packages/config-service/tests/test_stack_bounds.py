@@ -18,7 +18,14 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 
-from evaljig_config import LIGHTEVAL_STACK, STACK_BOUNDS, StackBound, VersionMismatch, check_stack_versions
+from evaljig_config import (
+    LIGHTEVAL_STACK,
+    RESOLVER_HINTS,
+    STACK_BOUNDS,
+    StackBound,
+    VersionMismatch,
+    check_stack_versions,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 #: Every package whose breaking release reaches a LEV run (issue: "Installs as users install").
@@ -61,7 +68,7 @@ def test_every_pin_of_the_lev_matrix_constraints_is_inside_its_bound() -> None:
         if "==" in line and not line.startswith("#"):
             name, _, version = line.partition("==")
             pins[re.sub(r"[-_.]+", "-", name.strip().lower())] = version.split(";")[0].strip()
-    for item in STACK_BOUNDS:
+    for item in STACK_BOUNDS + RESOLVER_HINTS:
         key = re.sub(r"[-_.]+", "-", item.name.lower())
         assert key in pins, f"{item.name} is bounded but not pinned in ci/lighteval-constraints.txt"
         assert item.admits(pins[key]), (
@@ -81,7 +88,7 @@ def test_docs_project_lists_each_bound_with_its_range_and_reason() -> None:
         )
         if len(cells) == 3
     }
-    for item in STACK_BOUNDS:
+    for item in STACK_BOUNDS + RESOLVER_HINTS:
         assert rows.get(item.name + item.extras) == (item.specifier, item.why), item.name
 
 

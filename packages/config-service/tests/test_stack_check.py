@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from evaljig_config import (
+    LIGHTEVAL_EXTRA,
     LIGHTEVAL_STACK,
     ConfigError,
     LightEvalUnavailable,
@@ -92,7 +93,7 @@ def test_the_install_hint_names_the_stack_the_lev_matrix_installs() -> None:
         if line.strip() and not line.startswith("#")
     ]
     assert requirements == list(LIGHTEVAL_STACK)
-    assert "pip install " + " ".join(f"'{r}'" for r in LIGHTEVAL_STACK) in INSTALL_HINT
+    assert "pip install " + " ".join(f"'{r}'" for r in LIGHTEVAL_EXTRA) in INSTALL_HINT
     with pytest.raises(LightEvalUnavailable, match="lighteval check"):
         import_lighteval_module("evaljig_surely_not_lighteval")
 

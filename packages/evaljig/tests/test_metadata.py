@@ -11,7 +11,7 @@ import pytest
 from packaging.requirements import Requirement
 
 from evaljig import MEMBERS
-from evaljig_config import LIGHTEVAL_STACK
+from evaljig_config import LIGHTEVAL_EXTRA
 
 ROOT = Path(__file__).resolve().parents[3]
 PACKAGES = sorted(p.parent for p in (ROOT / "packages").glob("*/pyproject.toml"))
@@ -23,9 +23,9 @@ def config(package: Path) -> dict[str, Any]:
     return tomllib.loads((package / "pyproject.toml").read_text(encoding="utf-8"))
 
 
-def test_the_lighteval_extra_is_the_lighteval_stack() -> None:
+def test_the_lighteval_extra_is_the_lighteval_stack_and_the_resolver_hints() -> None:
     extra = config(META)["project"]["optional-dependencies"]["lighteval"]
-    assert sorted(map(str, map(Requirement, extra))) == sorted(map(str, map(Requirement, LIGHTEVAL_STACK)))
+    assert sorted(map(str, map(Requirement, extra))) == sorted(map(str, map(Requirement, LIGHTEVAL_EXTRA)))
 
 
 def test_the_meta_package_pins_every_workspace_package() -> None:

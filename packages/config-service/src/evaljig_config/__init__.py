@@ -32,7 +32,9 @@ from evaljig_config._spec import (
     parse_provider_spec,
 )
 from evaljig_config._stack_bounds import (
+    LIGHTEVAL_EXTRA,
     LIGHTEVAL_STACK,
+    RESOLVER_HINTS,
     STACK_BOUNDS,
     StackBound,
     VersionMismatch,
@@ -40,8 +42,10 @@ from evaljig_config._stack_bounds import (
 )
 
 __all__ = [
+    "LIGHTEVAL_EXTRA",
     "LIGHTEVAL_MODEL_KEYS",
     "LIGHTEVAL_STACK",
+    "RESOLVER_HINTS",
     "STACK_BOUNDS",
     "ConfigError",
     "EmptyAnswers",

@@ -7,12 +7,12 @@ import importlib.util
 from types import ModuleType
 
 from evaljig_config._errors import LightEvalUnavailable
-from evaljig_config._stack_bounds import LIGHTEVAL_STACK
+from evaljig_config._stack_bounds import LIGHTEVAL_EXTRA
 
 INSTALL_HINT = (
     "lighteval is not installed in this environment. Install the stack evaljig is tested with (torch's CPU "
     "wheel comes from your configured index or find-links): pip install 'evaljig[lighteval]', or pip install "
-    + " ".join(f"'{requirement}'" for requirement in LIGHTEVAL_STACK)
+    + " ".join(f"'{requirement}'" for requirement in LIGHTEVAL_EXTRA)
     + "; then `evaljig-config lighteval check` says whether it can run offline. In evaljig's own repository "
     "`make lighteval` builds this stack in its own venv."
 )

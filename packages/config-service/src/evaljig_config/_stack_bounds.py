@@ -96,8 +96,26 @@ STACK_BOUNDS: tuple[StackBound, ...] = (
     StackBound("xxhash", "<4", "the release line the LEV matrix runs (datasets fingerprints with it); 4 is not tested"),
 )
 
-#: The requirement lines: the meta-package's ``lighteval`` extra and ``ci/lighteval-requirements.txt``.
+#: The requirement lines: ``ci/lighteval-requirements.txt``, and the first lines of the meta-package's extra.
 LIGHTEVAL_STACK: tuple[str, ...] = tuple(bound.requirement for bound in STACK_BOUNDS)
+
+#: Bounds that only steer pip's resolver, not tested ranges: ``lighteval check`` does not compare them.
+#: The newest litellm in range (1.108.13) needs ``boto3>=1.43.117``; lighteval's inspect-ai needs
+#: aiobotocore (through s3fs too), whose newest release needs ``botocore<1.43.118``: boto3 1.43.117 is
+#: the one release both admit. Without these lines pip takes the newest boto3 first, and on the conflict walks back
+#: through every inspect-ai release (123 of them, 35 MB each: about 4 GB fetched) and 38 aiobotocore
+#: releases before it moves boto3: 44 s of resolving on this machine instead of 12, and "This is taking
+#: longer than usual" on a user's screen. uv resolves the same set without them. ``nox -s adoption``
+#: fails when pip says that again, so a release that moves the conflict is noticed.
+RESOLVER_HINTS: tuple[StackBound, ...] = (
+    StackBound(
+        "boto3", "<1.43.118", "litellm 1.108 needs >=1.43.117; the newest aiobotocore's botocore range ends at 1.43.117"
+    ),
+    StackBound("botocore", "<1.43.118", "the newest aiobotocore (inspect-ai, s3fs) needs it"),
+)
+
+#: The meta-package's ``lighteval`` extra and the install hint: the stack, then the resolver hints.
+LIGHTEVAL_EXTRA: tuple[str, ...] = LIGHTEVAL_STACK + tuple(hint.requirement for hint in RESOLVER_HINTS)
 
 
 @dataclass(frozen=True)
