@@ -38,6 +38,6 @@ def test_importing_loads_nothing_heavy(module: str) -> None:
 
 
 def test_the_check_can_fail() -> None:
-    """The same check on the gateway's app, which does load uvicorn: the test above can see it."""
-    loaded = _loaded_after_import("evaljig_gateway._app")
+    """The same check on the gateway's server, which does load uvicorn: the test above can see it."""
+    loaded = _loaded_after_import("evaljig_gateway._server")
     assert {"litellm", "uvicorn"} & {name.split(".")[0] for name in loaded}

@@ -12,11 +12,14 @@ tool ids that do exist. The check sees the classes collected in this session.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pytest
 
-from evaljig_cases._eval_case import EvalCase
 from evaljig_cases._repeats import pytest_addoption, pytest_configure
+
+if TYPE_CHECKING:  # this plugin loads into every pytest session: the pydantic case model only when used
+    from evaljig_cases._eval_case import EvalCase
 
 __all__ = [
     "ToolClass",

@@ -15,6 +15,7 @@ from evaljig_common._cli import one_line_errors
 from evaljig_common._contracts import CANONICAL_BASE_URL, SYSTEM_FINGERPRINT
 from evaljig_common._errors import EvaljigError
 from evaljig_common._json import MAX_INT_DIGITS, MAX_JSON_DEPTH, StrictJSONError, depth_exceeds, loads_strict
+from evaljig_common._lazy import lazy_exports
 from evaljig_common._lock import exclusive_lock
 from evaljig_common._offline import OFFLINE_ENV
 from evaljig_common._records import RECORD_KEY, valid_text
@@ -40,6 +41,7 @@ __all__ = [
     "explicit_run_id",
     "find_secret",
     "joined_streams",
+    "lazy_exports",
     "loads_strict",
     "one_line_errors",
     "open_atomic",

@@ -1,21 +1,18 @@
 """evaljig-fixtures: the deterministic fixture builder (``regen_main``, the builder factories), dataset packages
 and cassette replay.
 
-The capability fixture corpus and its conformance helpers are ``evaljig_corpus``'s. Each public
-name is written twice: in ``__all__`` and in the ``TYPE_CHECKING`` imports, which also tell
-``__getattr__`` where it lives. The LEV pytest plugin imports this package into every session, so
-each name is imported on first use (vcrpy, httpx, litellm stay unloaded).
+The capability fixture corpus and its conformance helpers are ``evaljig_corpus``'s. The LEV pytest
+plugin imports this package into every session, so each public name is imported on first use
+(``evaljig_common.lazy_exports``: vcrpy, httpx, litellm stay unloaded).
 """
 
 from __future__ import annotations
 
-import ast
-import functools
-import importlib
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # for type checkers; at run time __getattr__ imports each name from the module named here
+from evaljig_common import lazy_exports
+
+if TYPE_CHECKING:  # for type checkers; at run time lazy_exports imports each name from the module named here
     from evaljig_common import CANONICAL_BASE_URL
     from evaljig_fixtures._builder_factories import (
         cassette_builder,
@@ -70,23 +67,4 @@ __all__ = [
 ]
 
 
-@functools.cache
-def _defining_modules() -> dict[str, str]:
-    """Public name -> its module, read from the ``TYPE_CHECKING`` imports above (the one place they are written)."""
-    tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
-    block = next(node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING")
-    return {
-        alias.name: node.module
-        for node in block.body
-        if isinstance(node, ast.ImportFrom) and node.module is not None
-        for alias in node.names
-    }
-
-
-def __getattr__(name: str) -> object:
-    """PEP 562: a public name, imported from its module on first use."""
-    if name not in __all__:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value: object = getattr(importlib.import_module(_defining_modules()[name]), name)
-    globals()[name] = value  # later lookups find it here: no second import
-    return value
+__getattr__ = lazy_exports(__name__, __file__, __all__)
