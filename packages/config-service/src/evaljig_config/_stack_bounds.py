@@ -5,10 +5,11 @@ transformers, huggingface_hub. Each of their releases can break a run that nothi
 changed (litellm 1.109 removed the disk cache lighteval 0.13 turns on at import). So the bounds
 live here once, and everything else is this table:
 
-- the meta-package's ``lighteval`` extra and ``ci/lighteval-requirements.txt`` (what
-  ``make lighteval-constraints`` resolves, and what the LEV matrix installs) list
-  :data:`LIGHTEVAL_STACK` line for line; a test keeps them equal, and another fails when a
-  pin of ``ci/lighteval-constraints.txt`` falls outside a bound;
+- ``ci/lighteval-requirements.txt`` (what ``make lighteval-constraints`` resolves, and what the
+  LEV matrix installs) lists :data:`LIGHTEVAL_STACK` line for line, and the meta-package's
+  ``lighteval`` extra is :data:`LIGHTEVAL_EXTRA` (the stack, then :data:`RESOLVER_HINTS`); tests
+  keep them equal, and another fails when a pin of ``ci/lighteval-constraints.txt`` falls
+  outside a bound or a hint;
 - ``docs/project.md`` shows the table (a test keeps it equal);
 - ``evaljig-config lighteval check`` compares what is installed with it before importing
   anything, so a mismatch is one line: the package, the installed version, the tested range,
