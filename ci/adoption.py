@@ -182,6 +182,18 @@ def resolved_versions(freeze: str, names: Sequence[str] = REPORTED) -> dict[str,
     return dict(sorted(found.items()))
 
 
+def pip_install_argv(python: Path, dist: Path) -> list[str]:
+    """The pip team's install, as docs/project.md gives it (with this machine's pip configuration).
+
+    Not ``--quiet``: pip's resolver speaks at INFO level, and its backtracking is what a user waits
+    on (:func:`pip_backtracking` reads it); no progress bars in a log.
+    """
+    return [
+        str(python), "-m", "pip", "install", "--progress-bar", "off", "--disable-pip-version-check",
+        "--find-links", str(dist), *REQUIREMENTS,
+    ]  # fmt: skip
+
+
 def pip_backtracking(output: str) -> list[str]:
     """The packages pip walked back through, when it told the user "This is taking longer than usual".
 
@@ -224,18 +236,16 @@ def adopt(
             "upgrade pip", repo, str(bin_dir / "python"), "-m", "pip", "install", "--quiet",
             "--disable-pip-version-check", "--upgrade", PIP,
         )  # fmt: skip
-        # not --quiet: pip's resolver speaks at INFO level, and its backtracking is what a user waits on
-        installed = leg.step(
-            "install evaljig[lighteval]", repo, str(bin_dir / "python"), "-m", "pip", "install",
-            "--progress-bar", "off", "--disable-pip-version-check", "--find-links", str(dist), *REQUIREMENTS,
-        )  # fmt: skip
+        installed = leg.step("install evaljig[lighteval]", repo, *pip_install_argv(bin_dir / "python", dist))
         walked = pip_backtracking(installed)
         if walked:
             raise StepFailedError(
                 f'pip: install evaljig[lighteval] backtracked ("This is taking longer than usual") through '
-                f"releases of {', '.join(walked)}: a new release moved a conflict that evaljig_config.RESOLVER_HINTS "
-                "(the extra's resolver hints, docs/project.md) no longer steers around; find the pair pip cannot "
-                "satisfy with `pip install --dry-run --find-links dist 'evaljig[lighteval]'` and bound it there"
+                f"releases of {', '.join(walked)}: a new release moved a conflict that the extra's resolver hints "
+                "(RESOLVER_HINTS in packages/config-service/src/evaljig_config/_stack_bounds.py, docs/project.md "
+                "'Resolver hints') no longer steer around. See which pair pip rejects with `make dist`, then in a "
+                "fresh venv `pip install --dry-run --ignore-installed --find-links dist 'evaljig[lighteval]'` "
+                "(its INFO lines), bound it in RESOLVER_HINTS and rerun `nox -s adoption`"
             )
         leg.step("pip check", repo, str(bin_dir / "python"), "-m", "pip", "check")
         run: Callable[..., list[str]] = lambda *args: [str(bin_dir / args[0]), *args[1:]]  # noqa: E731

@@ -121,12 +121,13 @@ def test_pip_walking_back_until_it_says_this_is_taking_longer_names_the_packages
     assert adoption.pip_backtracking("Successfully installed evaljig-0.1.0\n") == []
 
 
-def test_the_pip_install_shows_the_resolvers_messages() -> None:
-    source = inspect.getsource(adoption.adopt)
-    install = source[source.index('"install evaljig[lighteval]"') :]
-    install = install[: install.index(")")]
-    assert "--quiet" not in install
-    assert "pip_backtracking(installed)" in source
+def test_the_pip_install_shows_the_resolvers_messages_and_is_read_for_them() -> None:
+    argv = adoption.pip_install_argv(Path("/venv/bin/python"), Path("/dist"))
+    assert argv[:4] == ["/venv/bin/python", "-m", "pip", "install"]
+    assert not {"-q", "--quiet"} & set(argv)  # pip's INFO lines are what pip_backtracking reads
+    assert argv[argv.index("--find-links") + 1] == "/dist"
+    assert argv[-len(adoption.REQUIREMENTS) :] == list(adoption.REQUIREMENTS)
+    assert "pip_backtracking(installed)" in inspect.getsource(adoption.adopt)
 
 
 class FakeSession:

@@ -13,7 +13,6 @@ readers follow and which also say where :func:`lazy_exports` finds each name at 
 
 from __future__ import annotations
 
-import ast
 import functools
 import importlib
 import sys
@@ -33,6 +32,8 @@ def lazy_exports(package: str, init_file: str, public: Sequence[str]) -> Callabl
     @functools.cache
     def defining_modules() -> dict[str, tuple[str, str]]:
         """Public name -> its module and its name there, read once from the ``TYPE_CHECKING`` block."""
+        import ast  # on first use only: evaljig_common is imported at every evaljig start
+
         tree = ast.parse(Path(init_file).read_text(encoding="utf-8"))
         blocks = [node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"]
         return {
