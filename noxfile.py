@@ -298,8 +298,8 @@ def lighteval(session: nox.Session) -> None:
     """The LEV contract matrix against the real lighteval (pinned, uv-installed in the stack venv).
 
     Every CLI run execs ``lighteval`` as users run it; ``--dist load`` hands the cases out one by one to
-    whichever worker is free (each worker may import lighteval in-process once, ~13 s of CPU, cheaper
-    than ``loadfile``'s idle worker: 321 s became 221 s).
+    whichever worker is free (``loadfile`` left a worker idle: 321 s became 221 s), except that the
+    cases importing lighteval in-process (~13 s of CPU each time) share one worker (the LEV conftest).
     """
     writes_bytecode(session)
     bin_dir = stack.ensure(session, TEST_REQUIREMENTS)

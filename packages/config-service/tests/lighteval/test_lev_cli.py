@@ -1,8 +1,8 @@
 """The LEV contract matrix, CLI-only cases: our config service and runners against the real lighteval 0.13.
 
 The cases that also use the Python API live in ``test_lev_api.py``: ``nox -s lighteval`` runs
-with ``--dist load``: every case goes to whichever worker is free, so a worker may import lighteval
-in-process once (~13 s of CPU), which costs less than leaving the other worker idle.
+with ``--dist load``, every case here going to whichever worker is free, while the conftest keeps
+``test_lev_api.py``'s cases on one worker, so lighteval's in-process import (~13 s of CPU) is paid once.
 
 The retry arithmetic these cases rely on is pinned in ``test_lev_api.py``'s docstring.
 """
