@@ -20,10 +20,12 @@ export UV_PYTHON_DOWNLOADS ?= never
 NOX         := $(TOOLS)/bin/nox
 NOXFLAGS    ?=
 NOX_REPORT  := $(TOOLS)/last-nox-run.json
+#: each session's CPU seconds (noxfile.py writes it), which the summary prints beside its wall time
+NOX_CPU     := $(TOOLS)/last-nox-cpu.json
 
 # $(call nox,ARGS,TITLE): run nox, then print a short summary (sessions, results, times, Pythons)
 define nox
-	@rm -f $(NOX_REPORT); start=$$SECONDS; status=0; \
+	@rm -f $(NOX_REPORT) $(NOX_CPU); start=$$SECONDS; status=0; \
 	$(NOX) $(NOXFLAGS) --report $(NOX_REPORT) $(1) || status=$$?; \
 	$(TOOLS)/bin/python ci/nox_summary.py $(NOX_REPORT) "$(2) ($$((SECONDS - start))s wall, exit $$status)" || true; \
 	exit $$status

@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import json
 import os
+import resource
 import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import nox
 from nox.command import CommandFailed
@@ -76,6 +80,55 @@ nox.options.sessions = [
 COVERAGE_TOTAL = REPORTS / "coverage-total.txt"
 
 
+#: Each session's CPU seconds in the newest nox run, which ``make``'s summary prints (ci/nox_summary.py).
+SESSION_CPU = ROOT / ".tools" / "last-nox-cpu.json"
+#: This nox invocation (the noxfile is imported once per invocation): a file another one left is started afresh.
+INVOCATION = f"{os.getpid()}-{time.time_ns()}"
+SessionFunction = Callable[..., None]
+
+
+def session_with_cpu(**options: Any) -> Callable[[SessionFunction], SessionFunction]:
+    """``nox.session(**options)``, the session's CPU recorded in :data:`SESSION_CPU` when it ends.
+
+    CPU, not wall time, is what bounds ``make ci`` on a small machine (every session keeps its cores
+    busy), so the summary shows where it goes. It is the user plus system time of every process
+    the session started and waited for (their own children included), whatever the outcome.
+    """
+
+    def decorate(func: SessionFunction) -> SessionFunction:
+        @functools.wraps(func)
+        def counted(session: nox.Session, *args: Any, **kwargs: Any) -> None:
+            before = _children_cpu()
+            try:
+                func(session, *args, **kwargs)
+            finally:
+                _record_cpu(session.name, _children_cpu() - before)
+
+        return nox.session(**options)(counted)
+
+    return decorate
+
+
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _record_cpu(name: str, seconds: float, path: Path = SESSION_CPU, invocation: str = INVOCATION) -> None:
+    """Add ``name``'s CPU to ``path`` (written whole, then renamed into place; another invocation's is replaced)."""
+    try:
+        recorded = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        recorded = {}
+    if not isinstance(recorded, dict) or recorded.get("invocation") != invocation:
+        recorded = {"invocation": invocation, "sessions": {}}
+    recorded["sessions"][name] = round(seconds, 1)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(recorded, indent=1) + "\n", encoding="utf-8")
+    partial.replace(path)
+
+
 @functools.cache
 def run() -> str:
     """This nox invocation's run: every session reports into reports/<run>/<session>/.
@@ -130,7 +183,7 @@ def workers() -> str:
     return os.environ.get("EVALJIG_WORKERS", "auto")
 
 
-@nox.session(python=PYTHONS)
+@session_with_cpu(python=PYTHONS)
 def tests(session: nox.Session) -> None:
     """Every test in pyproject's testpaths but the LEV matrix, under xdist, network limited to loopback.
 
@@ -151,7 +204,7 @@ def tests(session: nox.Session) -> None:
     )  # fmt: skip
 
 
-@nox.session(python=PYTHON)
+@session_with_cpu(python=PYTHON)
 def snapshots(session: nox.Session) -> None:
     """Every test but the LEV matrix in one process (no xdist), so syrupy sees all of golden/.
 
@@ -165,7 +218,7 @@ def snapshots(session: nox.Session) -> None:
     )  # fmt: skip
 
 
-@nox.session(python=PYTHON)
+@session_with_cpu(python=PYTHON)
 def lint(session: nox.Session) -> None:
     """ruff, ruff format --check, the package layering (lint-imports), actionlint, hadolint, mkdocs build --strict."""
     sync(session, "lint")
@@ -177,7 +230,7 @@ def lint(session: nox.Session) -> None:
     session.run("mkdocs", "build", "--strict", "--site-dir", str(Path(session.create_tmp()) / "site"))
 
 
-@nox.session(python=PYTHON)
+@session_with_cpu(python=PYTHON)
 def typecheck(session: nox.Session) -> None:
     """mypy (strict, as configured in pyproject.toml) over every package's src/.
 
@@ -188,7 +241,7 @@ def typecheck(session: nox.Session) -> None:
     session.run("mypy", "--num-workers", "auto")
 
 
-@nox.session(python=PYTHON)
+@session_with_cpu(python=PYTHON)
 def bench(session: nox.Session) -> None:
     """Run every packages/*/benchmarks/bench_*.py: they print figures and ratios and assert nothing on time."""
     writes_bytecode(session)
@@ -214,7 +267,7 @@ def wheels(session: nox.Session) -> Path:
     return out
 
 
-@nox.session(python=PYTHON, reuse_venv=False)
+@session_with_cpu(python=PYTHON, reuse_venv=False)
 def package(session: nox.Session) -> None:
     """Build every wheel and check what ships, install them in a fresh venv, test the installed corpus.
 
@@ -243,7 +296,7 @@ def package(session: nox.Session) -> None:
     )  # fmt: skip
 
 
-@nox.session(python=PYTHON)
+@session_with_cpu(python=PYTHON)
 def dist(session: nox.Session) -> None:
     """Wheels and sdists of every package, the meta-package ``evaljig`` included, into dist/; then check them.
 
@@ -257,7 +310,7 @@ def dist(session: nox.Session) -> None:
     session.run("python", "ci/check_wheels.py", "--sdist", out)
 
 
-@nox.session(python=PYTHON)
+@session_with_cpu(python=PYTHON)
 def coverage(session: nox.Session) -> None:
     """Combine this run's coverage (every session, worker and subprocess) and report it; fail under the floor.
 
@@ -283,7 +336,7 @@ def coverage(session: nox.Session) -> None:
     session.run("coverage", "report", f"--data-file={combined}", "--skip-covered", "--sort=cover")
 
 
-@nox.session(python=PYTHON)
+@session_with_cpu(python=PYTHON)
 def report(session: nox.Session) -> None:
     """Merge this run's reports (every session's and worker's) into reports/<run>/merged/, else the newest run's."""
     sync(session)
@@ -293,7 +346,7 @@ def report(session: nox.Session) -> None:
     session.run("evaljig-report", "merge", *where)
 
 
-@nox.session(python=PYTHON)
+@session_with_cpu(python=PYTHON)
 def lighteval(session: nox.Session) -> None:
     """The LEV contract matrix against the real lighteval (pinned, uv-installed in the stack venv).
 
@@ -312,7 +365,7 @@ def lighteval(session: nox.Session) -> None:
     )  # fmt: skip
 
 
-@nox.session(python=PYTHON)
+@session_with_cpu(python=PYTHON)
 def regen(session: nox.Session) -> None:
     """Rebuild fixtures/ byte-for-byte with the real lighteval; ``-- --check`` fails on any drift.
 
@@ -327,7 +380,7 @@ def regen(session: nox.Session) -> None:
     )  # fmt: skip
 
 
-@nox.session(python=PYTHON, reuse_venv=False)
+@session_with_cpu(python=PYTHON, reuse_venv=False)
 def adoption(session: nox.Session) -> None:
     """What a new team does, outside the checkout, once with pip and once with uv (ci/adoption.py).
 
@@ -396,7 +449,7 @@ def client_sections(text: str) -> dict[str, list[str]]:
     return sections
 
 
-@nox.session(python=PYTHON)
+@session_with_cpu(python=PYTHON)
 def clients(session: nox.Session) -> None:
     """Real client libraries against a live gateway, one feature per test; prints the client x feature table.
 

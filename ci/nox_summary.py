@@ -1,12 +1,15 @@
 """Print a short summary of a nox run from its ``--report`` JSON: ``python ci/nox_summary.py REPORT [TITLE]``.
 
-One line per session (result, time, the exact Python of its venv, the reason when it failed),
-then one line naming the Pythons the tests passed and failed on, so ``make matrix`` says what it covered.
+One line per session (result, time, the CPU its processes used when the noxfile recorded it, the
+exact Python of its venv, the reason when it failed), then the CPU in all and the least wall time it
+allows on this machine's cores, then one line naming the Pythons the tests passed and failed on, so
+``make matrix`` says what it covered.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -33,12 +36,25 @@ def duration(seconds: float) -> str:
     return f"{minutes}m{rest:02d}s" if minutes else f"{rest}s"
 
 
+def session_cpu(path: Path | None) -> dict[str, float]:
+    """``{session: CPU seconds}`` the noxfile recorded for the newest run (noxfile.SESSION_CPU); {} without one."""
+    if path is None:
+        return {}
+    try:
+        recorded = json.loads(path.read_text(encoding="utf-8"))
+        return {str(k): float(v) for k, v in recorded["sessions"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
 def summary(
     report: dict[str, Any],
     nox_dir: Path,
     title: str,
     browser_status_file: Path | None = None,
     coverage_file: Path | None = None,
+    cpu: dict[str, float] | None = None,
+    cores: int = 1,
 ) -> list[str]:
     # a parametrized session is named "tests" and signed "tests-3.11"
     sessions = [{**s, "name": (s.get("signatures") or [s["name"]])[0]} for s in report.get("sessions", [])]
@@ -51,9 +67,11 @@ def summary(
     for s in sessions:
         python = venv_python(s["name"], nox_dir)
         reason = f"  ({s['reason']})" if s.get("reason") and s["result"] != "success" else ""
+        used = (cpu or {}).get(s["name"])
         lines.append(
             f"  {s['name']:<{width}}  {s['result']:<7}  {duration(float(s.get('duration') or 0)):>6}"
-            f"  Python {python}{reason}"
+            + (f"  {used:>6,.0f} s CPU" if used is not None else "")
+            + f"  Python {python}{reason}"
         )
         if s["name"].startswith("tests-"):
             version = s["name"].removeprefix("tests-")
@@ -62,6 +80,13 @@ def summary(
             )
     ok = sum(s["result"] == "success" for s in sessions)
     lines.append(f"  {ok} of {len(sessions)} sessions succeeded")
+    counted = [cpu[s["name"]] for s in sessions if cpu and s["name"] in cpu]
+    if counted:
+        total = sum(counted)
+        lines.append(
+            f"  CPU: {total:,.0f} s in the sessions' processes; on {cores} core(s) no less than "
+            f"{duration(total / max(cores, 1))} of wall time"
+        )
     if any(s["name"].startswith("tests-") for s in sessions):
         line = f"  tests passed on Python {', '.join(passed) if passed else 'none'}"
         lines.append(line + (f"; failed on {', '.join(failed)}" if failed else ""))
@@ -95,7 +120,8 @@ def main(argv: list[str]) -> int:
         return 1
     title = argv[1] if len(argv) == 2 else "nox sessions"
     browser, coverage = ROOT / ".tools" / "browser-status.txt", ROOT / "reports" / "coverage-total.txt"
-    print("\n".join(summary(report, ROOT / ".nox", title, browser, coverage)))
+    cpu = session_cpu(ROOT / ".tools" / "last-nox-cpu.json")
+    print("\n".join(summary(report, ROOT / ".nox", title, browser, coverage, cpu, os.cpu_count() or 1)))
     return 0
 
 

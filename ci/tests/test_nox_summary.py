@@ -65,3 +65,32 @@ def test_a_missing_or_broken_report_is_one_line_not_a_traceback(tmp_path: Path) 
         [sys.executable, str(SCRIPT), str(ok), "make lint"], capture_output=True, text=True, check=True
     )
     assert done.stdout.splitlines()[0] == "==> make lint"
+
+
+def test_each_session_shows_its_cpu_and_the_total_bounds_the_wall_time(tmp_path: Path) -> None:
+    report = {
+        "sessions": [
+            {"name": "lint", "result": "success", "duration": 4},
+            {"name": "tests", "signatures": ["tests-3.11"], "result": "success", "duration": 299},
+            {"name": "coverage", "result": "success", "duration": 6},
+        ]
+    }
+    cpu_file = tmp_path / "cpu.json"
+    cpu_file.write_text(json.dumps({"invocation": "1-2", "sessions": {"lint": 7.9, "tests-3.11": 1204.2}}))
+    cpu = nox_summary.session_cpu(cpu_file)
+    lines = nox_summary.summary(report, tmp_path, "make ci", cpu=cpu, cores=2)
+    assert lines[1:5] == [
+        "  lint        success      4s       8 s CPU  Python -",
+        "  tests-3.11  success   4m59s   1,204 s CPU  Python -",
+        "  coverage    success      6s  Python -",  # nothing recorded for it: no column
+        "  3 of 3 sessions succeeded",
+    ]
+    assert lines[5] == "  CPU: 1,212 s in the sessions' processes; on 2 core(s) no less than 10m06s of wall time"
+
+
+def test_a_missing_or_broken_cpu_file_shows_no_cpu(tmp_path: Path) -> None:
+    broken = tmp_path / "cpu.json"
+    broken.write_text('{"sessions": ["not", "a", "mapping"]}')
+    assert nox_summary.session_cpu(broken) == {}
+    assert nox_summary.session_cpu(tmp_path / "missing.json") == {}
+    assert nox_summary.session_cpu(None) == {}

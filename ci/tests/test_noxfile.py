@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -53,3 +54,33 @@ def test_every_session_that_starts_python_processes_lets_them_write_bytecode() -
         and node.name != "writes_bytecode"
     }
     assert calling >= {"tests", "snapshots", "bench", "package", "lighteval", "regen", "adoption", "clients"}
+
+
+def test_every_session_records_its_cpu_for_the_summary(tmp_path: Path) -> None:
+    """``make``'s summary prints each session's CPU: every session is declared through ``session_with_cpu``."""
+    tree = ast.parse((ROOT / "noxfile.py").read_text(encoding="utf-8"))
+    declared = {
+        node.name: [ast.unparse(d.func) for d in node.decorator_list if isinstance(d, ast.Call)]
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and any(isinstance(d, ast.Call) for d in node.decorator_list)
+    }
+    assert declared, "no session found"
+    assert {name: how for name, how in declared.items() if how != ["session_with_cpu"]} == {}
+    cpu = tmp_path / "cpu.json"
+    probe = (
+        "import json, runpy, sys\n"
+        f"record = runpy.run_path({str(ROOT / 'noxfile.py')!r})['_record_cpu']\n"
+        "path = __import__('pathlib').Path(sys.argv[1])\n"
+        "record('lint', 4.04, path, 'one'); record('tests-3.11', 512.26, path, 'one')\n"
+        "print(json.dumps(json.loads(path.read_text())))\n"
+        "record('lint', 3.0, path, 'two')\n"
+        "print(json.dumps(json.loads(path.read_text())))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(cpu)], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    first, second = (json.loads(line) for line in done.stdout.splitlines())
+    assert first == {"invocation": "one", "sessions": {"lint": 4.0, "tests-3.11": 512.3}}
+    assert second == {"invocation": "two", "sessions": {"lint": 3.0}}  # another nox invocation starts afresh
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cpu.json"]  # no partial file left
