@@ -8,7 +8,9 @@ to run it) where lighteval is not installed.
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -49,22 +51,33 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(skip)
 
 
-@pytest.fixture
-def lev_trace(lev_trace: LevTrace, monkeypatch: pytest.MonkeyPatch) -> LevTrace:
-    """The plugin's ``lev_trace``, its lighteval CLI processes started without coverage measuring them.
+@contextlib.contextmanager
+def lighteval_cli_unmeasured() -> Iterator[None]:
+    """Within it, the lighteval CLI processes started here (by ``run_cli``, regen's builders) run without coverage.
 
     ``nox -s lighteval`` measures coverage in every Python subprocess (coverage's ``patch =
     subprocess`` hands them ``COVERAGE_PROCESS_CONFIG``). A ``lighteval`` CLI process runs none of
     evaljig's code, yet coverage's tracer sees every call of its ~13 s import: it cost each one
     about 4.5 s more CPU (+35 %, measured importing lighteval's endpoint pipeline with and without
-    it). The CLI runs exactly as before; subprocesses that do run evaljig's code (``evaljig-config``,
-    regen's builders) are still measured.
+    it). The CLI runs exactly as before. Code of evaljig's own that this process runs, and regen's
+    forked builder process (coverage's fork patch), are still measured; a subprocess of evaljig's
+    own started meanwhile (``evaljig-config``) would not be: start those outside it.
     """
+    saved = os.environ.pop("COVERAGE_PROCESS_CONFIG", None)
+    try:
+        yield
+    finally:
+        if saved is not None:
+            os.environ["COVERAGE_PROCESS_CONFIG"] = saved
+
+
+@pytest.fixture
+def lev_trace(lev_trace: LevTrace, monkeypatch: pytest.MonkeyPatch) -> LevTrace:
+    """The plugin's ``lev_trace``, its lighteval CLI processes unmeasured (:func:`lighteval_cli_unmeasured`)."""
     measured_cli = lev_trace.cli
 
     def cli(*args: Any, **kwargs: Any) -> LightEvalRun:
-        with monkeypatch.context() as unmeasured:
-            unmeasured.delenv("COVERAGE_PROCESS_CONFIG", raising=False)
+        with lighteval_cli_unmeasured():
             return measured_cli(*args, **kwargs)
 
     monkeypatch.setattr(lev_trace, "cli", cli)

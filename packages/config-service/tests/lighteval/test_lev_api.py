@@ -57,6 +57,7 @@ from .conftest import (
     ROOT,
     SDK_CALLS_PER_ATTEMPT,
     assert_no_secret,
+    lighteval_cli_unmeasured,
 )
 from .independent_upstream import independent_upstream
 
@@ -116,9 +117,10 @@ def test_lev_004_config_drift_guard(
     # `make regen-check` (evaljig's build script, --check) in this worker: it reuses the lighteval the
     # Python-path cases imported
     script = build_script()
-    code, out, err = lev_trace.in_process(
-        "regen", lambda argv: regen_main(script.BUILDERS, argv, fixtures=script.FIXTURES), ["--check"]
-    )
+    with lighteval_cli_unmeasured():  # the CLI golden's lighteval run
+        code, out, err = lev_trace.in_process(
+            "regen", lambda argv: regen_main(script.BUILDERS, argv, fixtures=script.FIXTURES), ["--check"]
+        )
     assert code == 0, out + err
     lev("LEV-004", regen_check="clean")  # type: ignore[operator]
 
@@ -201,7 +203,7 @@ def test_lev_010_replay_reproduces_a_run_recorded_from_another_server(
     ]  # fmt: skip
     upstream_key = "sk-upstream-not-a-real-key-1234"
     monkeypatch.setenv("UPSTREAM_TOKEN", upstream_key)
-    with independent_upstream() as (upstream_url, upstream):
+    with independent_upstream() as (upstream_url, upstream), lighteval_cli_unmeasured():
         assert (
             regen_main(builders, ["--upstream", upstream_url, "--api-key-env", "UPSTREAM_TOKEN"], fixtures=fixtures)
             == 0
@@ -215,7 +217,7 @@ def test_lev_010_replay_reproduces_a_run_recorded_from_another_server(
     assert regen_main(builders, ["--check"], fixtures=fixtures) == 0  # without --upstream the recording is kept
 
     spec = load_provider_spec(FIXTURES / "providers" / "fake-openai.json")
-    with Gateway(tape=Replay(cassette)) as player:
+    with Gateway(tape=Replay(cassette)) as player, lighteval_cli_unmeasured():
         replayed = run_cli(
             spec.with_base_url(player.base_url), mini_mmlu.task, custom_tasks=mini_mmlu.module,
             run_dir=tmp_path / "replay",
