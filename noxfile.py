@@ -102,7 +102,10 @@ def session_with_cpu(**options: Any) -> Callable[[SessionFunction], SessionFunct
             try:
                 func(session, *args, **kwargs)
             finally:
-                _record_cpu(session.name, _children_cpu() - before)
+                try:
+                    _record_cpu(session.name, _children_cpu() - before)
+                except OSError as exc:  # a figure for the summary: never the reason a session fails
+                    session.warn(f"could not record this session's CPU in {SESSION_CPU}: {exc}")
 
         return nox.session(**options)(counted)
 
@@ -114,8 +117,10 @@ def _children_cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def _record_cpu(name: str, seconds: float, path: Path = SESSION_CPU, invocation: str = INVOCATION) -> None:
-    """Add ``name``'s CPU to ``path`` (written whole, then renamed into place; another invocation's is replaced)."""
+def _record_cpu(name: str, seconds: float, path: Path | None = None, invocation: str = INVOCATION) -> None:
+    """Add ``name``'s CPU to ``path`` (:data:`SESSION_CPU`), written whole, then renamed into place; a file
+    another nox invocation left is started afresh."""
+    path = SESSION_CPU if path is None else path
     try:
         recorded = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):

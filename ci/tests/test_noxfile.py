@@ -84,3 +84,25 @@ def test_every_session_records_its_cpu_for_the_summary(tmp_path: Path) -> None:
     assert first == {"invocation": "one", "sessions": {"lint": 4.0, "tests-3.11": 512.3}}
     assert second == {"invocation": "two", "sessions": {"lint": 3.0}}  # another nox invocation starts afresh
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cpu.json"]  # no partial file left
+
+
+def test_a_session_whose_cpu_cannot_be_recorded_still_succeeds(tmp_path: Path) -> None:
+    """The CPU figure is for the summary: an unwritable ``.tools/`` warns, it never fails the session."""
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    probe = (
+        "import runpy, sys, types\n"
+        f"namespace = runpy.run_path({str(ROOT / 'noxfile.py')!r})\n"
+        "ran, warned = [], []\n"
+        "session = types.SimpleNamespace(name='lint', warn=warned.append)\n"
+        "def work(session): ran.append(session.name)\n"
+        "counted = namespace['session_with_cpu']()(work)\n"
+        "counted.func.__globals__['SESSION_CPU'] = __import__('pathlib').Path(sys.argv[1]) / 'cpu.json'\n"
+        "counted.func(session)\n"
+        "print(ran, len(warned), 'could not record' in warned[0])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(blocker)], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['lint'] 1 True"
