@@ -56,6 +56,15 @@ def test_every_session_that_starts_python_processes_lets_them_write_bytecode() -
     assert calling >= {"tests", "snapshots", "bench", "package", "lighteval", "regen", "adoption", "clients"}
 
 
+def run_probe(probe: str, path: Path) -> str:
+    """``python -c probe path`` in the checkout (the noxfile imported by ``runpy``); its stdout."""
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(path)], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 def test_every_session_records_its_cpu_for_the_summary(tmp_path: Path) -> None:
     """``make``'s summary prints each session's CPU: every session is declared through ``session_with_cpu``."""
     tree = ast.parse((ROOT / "noxfile.py").read_text(encoding="utf-8"))
@@ -76,11 +85,7 @@ def test_every_session_records_its_cpu_for_the_summary(tmp_path: Path) -> None:
         "record('lint', 3.0, path, 'two')\n"
         "print(json.dumps(json.loads(path.read_text())))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe, str(cpu)], capture_output=True, text=True, cwd=ROOT, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    first, second = (json.loads(line) for line in done.stdout.splitlines())
+    first, second = (json.loads(line) for line in run_probe(probe, cpu).splitlines())
     assert first == {"invocation": "one", "sessions": {"lint": 4.0, "tests-3.11": 512.3}}
     assert second == {"invocation": "two", "sessions": {"lint": 3.0}}  # another nox invocation starts afresh
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cpu.json"]  # no partial file left
@@ -101,8 +106,4 @@ def test_a_session_whose_cpu_cannot_be_recorded_still_succeeds(tmp_path: Path) -
         "counted.func(session)\n"
         "print(ran, len(warned), 'could not record' in warned[0])\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe, str(blocker)], capture_output=True, text=True, cwd=ROOT, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "['lint'] 1 True"
+    assert run_probe(probe, blocker).strip() == "['lint'] 1 True"
