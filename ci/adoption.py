@@ -207,6 +207,25 @@ def pip_backtracking(output: str) -> list[str]:
     return sorted(set(names)) or ["(pip did not name them)"]
 
 
+#: Where the extra's resolver hints live: the file a backtracking failure sends the reader to.
+RESOLVER_HINTS_FILE = "packages/config-service/src/evaljig_config/_stack_bounds.py"
+
+
+def backtracking_failure(output: str) -> str | None:
+    """The pip team's failure when its install backtracked (:func:`pip_backtracking`): what, where, the fix."""
+    walked = pip_backtracking(output)
+    if not walked:
+        return None
+    return (
+        f'pip: install evaljig[lighteval] backtracked ("This is taking longer than usual") through '
+        f"releases of {', '.join(walked)}: a new release moved a conflict that the extra's resolver hints "
+        f"(RESOLVER_HINTS in {RESOLVER_HINTS_FILE}, docs/project.md 'Resolver hints') no longer steer "
+        "around. See which pair pip rejects with `make dist`, then in a fresh venv "
+        "`pip install --dry-run --ignore-installed --find-links dist 'evaljig[lighteval]'` (its INFO lines), "
+        "bound it in RESOLVER_HINTS and rerun `nox -s adoption`"
+    )
+
+
 def _normal(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name.strip().lower())
 
@@ -237,16 +256,9 @@ def adopt(
             "--disable-pip-version-check", "--upgrade", PIP,
         )  # fmt: skip
         installed = leg.step("install evaljig[lighteval]", repo, *pip_install_argv(bin_dir / "python", dist))
-        walked = pip_backtracking(installed)
-        if walked:
-            raise StepFailedError(
-                f'pip: install evaljig[lighteval] backtracked ("This is taking longer than usual") through '
-                f"releases of {', '.join(walked)}: a new release moved a conflict that the extra's resolver hints "
-                "(RESOLVER_HINTS in packages/config-service/src/evaljig_config/_stack_bounds.py, docs/project.md "
-                "'Resolver hints') no longer steer around. See which pair pip rejects with `make dist`, then in a "
-                "fresh venv `pip install --dry-run --ignore-installed --find-links dist 'evaljig[lighteval]'` "
-                "(its INFO lines), bound it in RESOLVER_HINTS and rerun `nox -s adoption`"
-            )
+        failure = backtracking_failure(installed)
+        if failure is not None:
+            raise StepFailedError(failure)
         leg.step("pip check", repo, str(bin_dir / "python"), "-m", "pip", "check")
         run: Callable[..., list[str]] = lambda *args: [str(bin_dir / args[0]), *args[1:]]  # noqa: E731
         team_env: dict[str, str | None] = {

@@ -12,7 +12,9 @@ import json
 import os
 import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,7 +55,7 @@ def summary(
     title: str,
     browser_status_file: Path | None = None,
     coverage_file: Path | None = None,
-    cpu: dict[str, float] | None = None,
+    cpu: Mapping[str, float] = MappingProxyType({}),
     cores: int = 1,
 ) -> list[str]:
     # a parametrized session is named "tests" and signed "tests-3.11"
@@ -67,7 +69,7 @@ def summary(
     for s in sessions:
         python = venv_python(s["name"], nox_dir)
         reason = f"  ({s['reason']})" if s.get("reason") and s["result"] != "success" else ""
-        used = (cpu or {}).get(s["name"])
+        used = cpu.get(s["name"])
         lines.append(
             f"  {s['name']:<{width}}  {s['result']:<7}  {duration(float(s.get('duration') or 0)):>6}"
             + (f"  {used:>6,.0f} s CPU" if used is not None else "")
@@ -80,7 +82,7 @@ def summary(
             )
     ok = sum(s["result"] == "success" for s in sessions)
     lines.append(f"  {ok} of {len(sessions)} sessions succeeded")
-    counted = [cpu[s["name"]] for s in sessions if cpu and s["name"] in cpu]
+    counted = [cpu[s["name"]] for s in sessions if s["name"] in cpu]
     if counted:
         total = sum(counted)
         lines.append(

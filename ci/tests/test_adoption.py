@@ -121,13 +121,24 @@ def test_pip_walking_back_until_it_says_this_is_taking_longer_names_the_packages
     assert adoption.pip_backtracking("Successfully installed evaljig-0.1.0\n") == []
 
 
+def test_a_backtracking_install_fails_naming_the_packages_the_hints_file_and_the_commands() -> None:
+    failure = adoption.backtracking_failure(PIP_WALKED)
+    assert failure is not None
+    assert "releases of aiobotocore, inspect-ai" in failure
+    assert f"RESOLVER_HINTS in {adoption.RESOLVER_HINTS_FILE}" in failure
+    assert "\nRESOLVER_HINTS:" in (ROOT / adoption.RESOLVER_HINTS_FILE).read_text(encoding="utf-8")  # it is there
+    for command in ("`make dist`", "--dry-run --ignore-installed --find-links dist", "`nox -s adoption`"):
+        assert command in failure
+    assert adoption.backtracking_failure("Successfully installed evaljig-0.1.0\n") is None
+
+
 def test_the_pip_install_shows_the_resolvers_messages_and_is_read_for_them() -> None:
     argv = adoption.pip_install_argv(Path("/venv/bin/python"), Path("/dist"))
     assert argv[:4] == ["/venv/bin/python", "-m", "pip", "install"]
     assert not {"-q", "--quiet"} & set(argv)  # pip's INFO lines are what pip_backtracking reads
     assert argv[argv.index("--find-links") + 1] == "/dist"
     assert argv[-len(adoption.REQUIREMENTS) :] == list(adoption.REQUIREMENTS)
-    assert "pip_backtracking(installed)" in inspect.getsource(adoption.adopt)
+    assert "backtracking_failure(installed)" in inspect.getsource(adoption.adopt)  # the real run: nox -s adoption
 
 
 class FakeSession:
