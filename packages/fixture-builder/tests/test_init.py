@@ -87,6 +87,7 @@ def test_rerun_with_the_same_options_changes_nothing_and_other_options_need_forc
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [
         "evaljig init: would overwrite backend/tests/lighteval/lev_paths.py, "
+        "backend/tests/lighteval/test_replay_contract.py, "  # its re-record hint names the key's variable
         "scripts/testing/build_lighteval_fixture.py; pass --force to replace them"
     ]
     assert tree(repo) == before
@@ -183,7 +184,17 @@ def test_the_scaffold_goes_where_the_team_keeps_its_pipeline(repo: Path) -> None
     assert (repo / ".gitignore").read_text().endswith("\nevals/reports/\n")
     workflow = (repo / ".github/workflows/lighteval.yml").read_text()
     assert "working-directory: evals\n" in workflow
-    assert "run: python scripts/build_lighteval_fixture.py --check" in workflow
+    # drift is the LEV suite's (LEV-004's --check without lighteval, LEV-001's own run against the CLI golden):
+    # no step starts lighteval again for the same table
+    assert not [line for line in workflow.splitlines() if line.lstrip().startswith("run:") and "--check" in line]
+    paths = (repo / "evals/tests/lighteval/lev_paths.py").read_text()
+    assert 'RUN_BUILDER = "cd evals && python scripts/build_lighteval_fixture.py"' in paths
+    cli_cases = (repo / "evals/tests/lighteval/test_cli_contract.py").read_text()
+    assert '"--check", "--no-lighteval"' in cli_cases
+    assert (
+        'assert_golden_file(run.stdout_table, EXPECTED_CLI_STDOUT, rebuild=f"{RUN_BUILDER} --only cli-stdout-golden")'
+        in cli_cases
+    )
     assert "path: evals/reports/" in workflow
     assert "backend/" not in workflow
     script = (repo / "evals/scripts/build_lighteval_fixture.py").read_text()

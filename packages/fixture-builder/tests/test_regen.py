@@ -54,6 +54,9 @@ def test_committed_fixtures_are_what_the_builders_produce(capsys: pytest.Capture
     out = capsys.readouterr().out
     assert "regen --check: clean" in out
     assert "skipped  cli-stdout-golden" in out  # said out loud, never silently passed
+    # the reason is the option, not a missing lighteval (LEV-004 runs this check where lighteval is installed)
+    assert "skipped  cli-stdout-golden: --no-lighteval: this run leaves out the builders that run lighteval" in out
+    assert "not importable" not in out
 
 
 def test_two_rebuilds_give_identical_bytes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

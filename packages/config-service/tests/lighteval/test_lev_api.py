@@ -43,6 +43,7 @@ from evaljig_fixtures import (
     Builder,
     LevDataset,
     LevTrace,
+    assert_golden_file,
     cassette_builder,
     regen_main,
     write_output,
@@ -54,6 +55,7 @@ from .conftest import (
     EXPECTED_CONFIG,
     EXPECTED_STDOUT,
     FIXTURES,
+    REBUILD_STDOUT,
     ROOT,
     SDK_CALLS_PER_ATTEMPT,
     assert_no_secret,
@@ -114,14 +116,14 @@ def test_lev_004_config_drift_guard(
     committed = load_provider_spec(FIXTURES / "providers" / "fake-openai.json")
     assert LightEvalConfigRenderer(committed).render_yaml() == EXPECTED_CONFIG.read_text(encoding="utf-8")
     monkeypatch.chdir(ROOT)
-    # `make regen-check` (evaljig's build script, --check) in this worker: it reuses the lighteval the
-    # Python-path cases imported
+    # `make regen-check` (evaljig's build script, --check) in this worker, every builder but the CLI golden's:
+    # LEV-001 runs that same lighteval run and compares its table with the golden, so it is not run twice
     script = build_script()
-    with lighteval_cli_unmeasured():  # the CLI golden's lighteval run
-        code, out, err = lev_trace.in_process(
-            "regen", lambda argv: regen_main(script.BUILDERS, argv, fixtures=script.FIXTURES), ["--check"]
-        )
+    code, out, err = lev_trace.in_process(
+        "regen", lambda argv: regen_main(script.BUILDERS, argv, fixtures=script.FIXTURES), ["--check", "--no-lighteval"]
+    )
     assert code == 0, out + err
+    assert "cli-stdout-golden" in out  # named as skipped, its committed file left alone
     lev("LEV-004", regen_check="clean")  # type: ignore[operator]
 
 
@@ -177,7 +179,8 @@ def test_lev_006_lighteval_retry_loop(
     assert run.messages[0].endswith(f"retry 1/{flaky.retry.attempts}"), run.messages
     assert "InternalServerError" in run.messages[0]
     assert run.empty_requests == 0
-    assert run.stdout_table == EXPECTED_STDOUT.read_text(encoding="utf-8")  # the same table as LEV-001
+    # the same table as LEV-001
+    assert_golden_file(run.stdout_table, EXPECTED_STDOUT, rebuild=REBUILD_STDOUT)
     assert_no_secret(run.run_dir)
     lev(  # type: ignore[operator]
         "LEV-006", calls=len(statuses), failures=statuses.count(500), lighteval_retries=len(run.messages)
@@ -319,7 +322,8 @@ def test_lev_011_python_reasoning_model_names(
     assert LightEvalConfigRenderer(thinking).drift() == []  # a name litellm does not know: no rule applies
     run = lev_trace.python(thinking, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "reasoning")
     assert [c.status for c in gateway.calls()] == [200] * mini_mmlu.rows
-    assert run.stdout_table == EXPECTED_STDOUT.read_text(encoding="utf-8")  # lighteval reads content only
+    # lighteval reads content only
+    assert_golden_file(run.stdout_table, EXPECTED_STDOUT, rebuild=REBUILD_STDOUT)
     assert (run.answers, run.empty_answers) == (mini_mmlu.rows, 0)
     verdict = judge(gateway)
     assert (verdict.requests, verdict.findings) == (mini_mmlu.rows, ()), verdict.render()

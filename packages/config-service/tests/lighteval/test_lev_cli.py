@@ -23,10 +23,10 @@ from evaljig_config import (
 )
 from evaljig_config._lighteval_drift import SENT_AS
 from evaljig_config._run_result import read_scores
-from evaljig_fixtures import LevDataset, LevTrace
+from evaljig_fixtures import LevDataset, LevTrace, assert_golden_file
 from evaljig_gateway import Gateway, judge
 
-from .conftest import EXPECTED_CONFIG, EXPECTED_STDOUT, FIXTURES, assert_no_secret
+from .conftest import EXPECTED_CONFIG, EXPECTED_STDOUT, FIXTURES, REBUILD_STDOUT, assert_no_secret
 
 pytestmark = pytest.mark.lighteval
 
@@ -45,7 +45,7 @@ def test_lev_001_cli_happy_path(
 
     run = lev_trace.cli(lev_provider, mini_mmlu.task, custom_tasks=mini_mmlu.module, run_dir=tmp_path / "run")
 
-    assert run.stdout_table == EXPECTED_STDOUT.read_text(encoding="utf-8")
+    assert_golden_file(run.stdout_table, EXPECTED_STDOUT, rebuild=REBUILD_STDOUT)
     assert 0 < run.scores[mini_mmlu.task]["em"] < 1
     calls = gateway.calls()
     assert len(calls) == mini_mmlu.rows  # exactly one call per sample: no retries, no cache
@@ -77,7 +77,8 @@ def test_lev_002_cli_retry_path(
         verdict.render()
     )
     assert run.empty_requests == 0
-    assert run.stdout_table == EXPECTED_STDOUT.read_text(encoding="utf-8")  # same scores as the happy path
+    # same scores as the happy path
+    assert_golden_file(run.stdout_table, EXPECTED_STDOUT, rebuild=REBUILD_STDOUT)
     lev("LEV-002", calls=len(statuses), failures=statuses.count(500))  # type: ignore[operator]
 
 

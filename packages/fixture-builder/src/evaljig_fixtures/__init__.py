@@ -31,7 +31,15 @@ if TYPE_CHECKING:  # for type checkers; at run time lazy_exports imports each na
     )
     from evaljig_fixtures._errors import BuildError, DatasetPackageError, EvaljigFixturesError
     from evaljig_fixtures._init_command import init_main
-    from evaljig_fixtures._lev_harness import LEV_FAKE_KEY, LevDataset, LevInvocation, LevTrace, leaked_files
+    from evaljig_fixtures._lev_harness import (
+        LEV_FAKE_KEY,
+        LevDataset,
+        LevInvocation,
+        LevTrace,
+        assert_golden_file,
+        leaked_files,
+    )
+    from evaljig_fixtures._lev_plugin import load_with_modules_together
     from evaljig_fixtures._regen_builder import BuildContext, Builder, Upstream, write_output
     from evaljig_fixtures._regen_command import regen_main
 
@@ -49,6 +57,7 @@ __all__ = [
     "LevInvocation",
     "LevTrace",
     "Upstream",
+    "assert_golden_file",
     "cassette_builder",
     "cli_stdout_golden_builder",
     "config_golden_builder",
@@ -58,6 +67,7 @@ __all__ = [
     "init_main",
     "leaked_files",
     "load_dataset_package",
+    "load_with_modules_together",
     "provider_builder",
     "read_rows_jsonl",
     "regen_main",

@@ -160,6 +160,7 @@ def _python_values(options: Options) -> dict[str, str]:
         "script_parts": literal_parts((*layout.scripts, layout.script.rsplit("/", 1)[1])),
         "script_depth": str(len(layout.scripts)),
         "lev_depth": str(len(layout.tests)),
+        "run_builder_literal": literal(layout.from_root(f"python {layout.script_from_run}")),
         # prose: names validated before anything is rendered
         "api_key_env": plain(options.api_key_env),
         "dataset": plain(dataset),

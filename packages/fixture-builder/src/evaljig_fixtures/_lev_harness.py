@@ -30,6 +30,7 @@ from evaljig_config import (
     scrub_text,
 )
 from evaljig_fixtures._dataset_load import DatasetPackage, load_dataset_package
+from evaljig_fixtures._regen_run import text_diff
 from evaljig_gateway import Call, CassetteMiss, Gateway, first_miss
 
 LEV_FAKE_KEY = "sk-evaljig-fake-0000"
@@ -225,6 +226,26 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
     for secret in sorted(set(secrets) - {""}, key=lambda s: (-len(s), s)):
         text = scrub_text(text, secret)
     return text
+
+
+def assert_golden_file(actual: str, path: Path, *, rebuild: str) -> None:
+    """Pass when ``actual`` is the text of the golden file at ``path``; else fail saying what changed and the fix.
+
+    A golden (the CLI's results table, say) is written by a builder and compared by a test: when they
+    differ, the failure shows the difference (``-`` committed, ``+`` this run) and ``rebuild``, the
+    command that rewrites the file, to run once the change is expected (review the diff, then commit).
+    """
+    if not path.is_file():
+        raise AssertionError(f"{path} is missing: build it with `{rebuild}`, review it and commit it")
+    committed = path.read_text(encoding="utf-8")
+    if actual == committed:
+        return
+    diff = "\n".join(f"  {line}" for line in text_diff(committed, actual, f"committed/{path.name}", "this run"))
+    raise AssertionError(
+        f"{path} differs from this run (- committed, + this run):\n{diff}\n"
+        f"If the change is expected (lighteval, the model, the prompt or the data changed), rebuild it with "
+        f"`{rebuild}`, review the diff and commit it."
+    )
 
 
 def leaked_files(folder: Path, secret: str = LEV_FAKE_KEY) -> list[Path]:

@@ -49,6 +49,8 @@ class BuildContext:
     check: bool = False
     lighteval: bool = False
     """Whether the real lighteval runs in this interpreter (its CLI beside it); ``--no-lighteval`` turns it off."""
+    no_lighteval: bool = False
+    """``--no-lighteval`` was given: why ``lighteval`` is off, whether or not it is installed."""
     upstream: Upstream | None = None
     """``--upstream``: the real endpoint cassette builders record from (``None``: an ephemeral gateway)."""
     command: str = "evaljig-fixtures regen"
@@ -70,6 +72,8 @@ class BuildContext:
 def _lighteval(ctx: BuildContext) -> str | None:
     if ctx.lighteval:
         return None
+    if ctx.no_lighteval:
+        return "--no-lighteval: this run leaves out the builders that run lighteval"
     return (
         "lighteval is not importable in this Python: install the tested stack with "
         "pip install 'evaljig[lighteval]' (uv: uv add 'evaljig[lighteval]') and run the same build script "

@@ -274,6 +274,7 @@ def regen_with(
         out_dir=args.out if args.out is not None else default_out,
         check=args.check,
         lighteval=not args.no_lighteval and lighteval_available(),
+        no_lighteval=args.no_lighteval,
         upstream=upstream,
         command=command,
         match_ignore=frozenset(args.match_ignore) if args.match_ignore else None,

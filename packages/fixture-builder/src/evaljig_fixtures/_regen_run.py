@@ -178,6 +178,14 @@ def _zip_members(data: bytes) -> dict[str, int] | None:
         return None
 
 
+def text_diff(old: str, new: str, old_name: str, new_name: str) -> list[str]:
+    """A unified diff of two texts, cut after ``MAX_DIFF_LINES`` lines (then a line saying how many more)."""
+    diff = list(difflib.unified_diff(old.splitlines(), new.splitlines(), old_name, new_name, lineterm=""))
+    if len(diff) > MAX_DIFF_LINES:
+        return [*diff[:MAX_DIFF_LINES], f"... {len(diff) - MAX_DIFF_LINES} more diff lines"]
+    return diff
+
+
 def render(drift: Drift) -> list[str]:
     """The listing lines for one drifted file."""
     if drift.kind in ("symlink", "special", "mode"):
@@ -191,15 +199,7 @@ def render(drift: Drift) -> list[str]:
         return lines
     old, new = _text(drift.committed), _text(drift.rebuilt)
     if old is not None and new is not None:
-        diff = list(
-            difflib.unified_diff(
-                old.splitlines(), new.splitlines(), f"committed/{drift.path}", f"rebuilt/{drift.path}", lineterm=""
-            )
-        )
-        lines += [f"  {line}" for line in diff[:MAX_DIFF_LINES]]
-        if len(diff) > MAX_DIFF_LINES:
-            lines.append(f"  ... {len(diff) - MAX_DIFF_LINES} more diff lines")
-        return lines
+        return lines + [f"  {line}" for line in text_diff(old, new, f"committed/{drift.path}", f"rebuilt/{drift.path}")]
     lines += [f"  committed: {_fingerprint(drift.committed)}", f"  rebuilt:   {_fingerprint(drift.rebuilt)}"]
     old_members, new_members = _zip_members(drift.committed), _zip_members(drift.rebuilt)
     if old_members is not None and new_members is not None:
@@ -364,6 +364,7 @@ class RegenOptions:
     out_dir: Path
     check: bool = False
     lighteval: bool = False
+    no_lighteval: bool = False
     upstream: Upstream | None = None
     command: str = "evaljig-fixtures regen"
     match_ignore: frozenset[str] | None = None
@@ -397,6 +398,7 @@ def run_regen(selected: Sequence[Builder], registry: Sequence[Builder], options:
             staging=staging,
             check=options.check,
             lighteval=options.lighteval,
+            no_lighteval=options.no_lighteval,
             upstream=options.upstream,
             command=options.command,
             match_ignore=options.match_ignore,

@@ -108,6 +108,10 @@ class Layout:
         """The ``.gitignore`` line for the per-case reports (anchored: ``backend/reports/``, ``/reports/``)."""
         return f"{self.run_path}reports/" if self.run_parts else "/reports/"
 
+    def from_root(self, command: str) -> str:
+        """``command`` run from the root as one shell command: ``cd backend && command``, or just it."""
+        return f"cd {self.run_dir} && {command}" if self.run_parts else command
+
     def in_run_dir(self, command: str) -> str:
         """``command`` as a user types it from the root: ``(cd backend && command)``, or just it."""
         return f"(cd {self.run_dir} && {command})" if self.run_parts else command
@@ -316,6 +320,6 @@ def render_workflow(layout: Layout, installer: str, wheels: str) -> bytes:
         {
             "installer": installer, "wheels": wheels, "run_dir": plain(layout.run_dir),
             "run_path": plain(layout.run_path), "install_steps": install, "run": run, "freeze": freeze,
-            "script": plain(layout.script_from_run), "upsert_comment": upsert, "lev_suite": LEV_SUITE_COMMAND,
+            "upsert_comment": upsert, "lev_suite": LEV_SUITE_COMMAND,
         },
     )  # fmt: skip
