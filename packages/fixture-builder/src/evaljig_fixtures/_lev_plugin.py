@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -226,34 +226,3 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         lev_id = facts.pop("id")
         detail = ", ".join(f"{k}={v}" for k, v in facts.items())
         terminalreporter.write_line(f"{lev_id}  {outcome.upper():6}  {duration:6.1f}s  {detail}")
-
-
-# --- xdist's ``--dist load`` with the cases of some test modules kept together on one worker.
-#
-# Why: a module whose cases each pay a once-per-process cost (the scaffold's ``test_python_contract.py``
-# and evaljig's ``test_lev_api.py`` import lighteval's pipeline into the worker, about 13 s of CPU)
-# pays it once per worker that gets one of them; plain ``load`` spreads them over every worker. A
-# LEV conftest returns it from ``pytest_xdist_make_scheduler``. ``xdist_group`` with ``--dist
-# loadgroup`` would say the same, but pytest-xdist 3.8 marks a group through a node id field pytest 9
-# no longer reads, so its groups are spread like any other case.
-
-
-def load_with_modules_together(config: pytest.Config, log: Any, modules: Iterable[str]) -> Any:
-    """A ``pytest_xdist_make_scheduler`` result: ``modules`` (file names) each one unit, every other case its own.
-
-    The units go out largest first (xdist's ``loadscope`` order), so a kept-together module starts on
-    one worker while the other workers take the single cases; None (xdist's own choice) unless
-    ``--dist load`` was asked for.
-    """
-    if config.getvalue("dist") != "load":
-        return None
-    from xdist.scheduler import LoadScopeScheduling
-
-    together = frozenset(modules)
-
-    class ModulesTogether(LoadScopeScheduling):  # type: ignore[misc]  # xdist's classes are untyped (Any)
-        def _split_scope(self, nodeid: str) -> str:
-            path = nodeid.split("::", 1)[0]
-            return path if path.rsplit("/", 1)[-1] in together else nodeid
-
-    return ModulesTogether(config, log)

@@ -1,14 +1,16 @@
-"""``load_with_modules_together``: a kept-together module's cases all run on one xdist worker (the scaffold's
-conftest keeps its Python-path cases together with it, evaljig's LEV conftest ``test_lev_api.py``)."""
+"""``load_with_modules_together``: a kept-together module's cases all run on one xdist worker."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
+ROOT = Path(__file__).resolve().parents[2]  # the repository: ``testkit`` importable in the inner pytest
+
 CONFTEST = """
-from evaljig_fixtures import load_with_modules_together
+from testkit.xdist_modules import load_with_modules_together
 
 def pytest_xdist_make_scheduler(config, log):
     return load_with_modules_together(config, log, ["test_in_process.py"])
@@ -26,7 +28,8 @@ def workers_by_module(output: str) -> dict[str, set[str]]:
 
 
 @pytest.fixture
-def suite(pytester: pytest.Pytester) -> pytest.Pytester:
+def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_in_process=CASES, test_cli_a=CASES, test_cli_b=CASES)
     return pytester
