@@ -34,6 +34,7 @@ from pathlib import Path
 
 from evaljig_common import OFFLINE_ENV
 from evaljig_config._errors import ConfigError
+from evaljig_config._lighteval_import import collector_paused
 
 #: The file lighteval's ``tiny_benchmarks`` task module downloads at import when it is missing.
 TINY_BENCHMARKS = Path("tasks") / "tasks" / "tinyBenchmarks.pkl"
@@ -163,7 +164,8 @@ def check_lighteval_stack(
     present_optional = [(name, why) for name, why in optional if importlib.util.find_spec(name) is not None]
     for name, why in [*present_optional, *modules]:
         try:
-            importlib.import_module(name)
+            with collector_paused():
+                importlib.import_module(name)
         except Exception as exc:  # any failure at import is the finding
             problem = _problem(name, why, exc)
             # a failed import is not cached: whatever imports the broken package fails the same way again
