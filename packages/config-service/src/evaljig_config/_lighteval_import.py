@@ -38,9 +38,9 @@ def collector_paused() -> Iterator[None]:
     """The cyclic garbage collector off while lighteval's stack is imported, its survivors frozen after.
 
     Importing lighteval's pipeline loads ~8,000 modules (torch, transformers, litellm, inspect_ai,
-    scipy, ...) whose objects all live as long as the process; with the collector on, its passes
-    over that growing heap were 17 % of the import's CPU (4.5 s of 26 s measured). ``gc.freeze``
-    then sets what exists apart, so the collections of the run itself skip it.
+    scipy, ...) whose objects all live as long as the process; the collector's passes over that
+    growing heap are wasted work. Measured, the same 8,158 modules: 21.7 s of CPU with it on, 15.9 s
+    paused. ``gc.freeze`` then sets what exists apart, so the collections of the run itself skip it.
     """
     enabled = gc.isenabled()
     gc.disable()

@@ -162,18 +162,18 @@ def check_lighteval_stack(
     if importlib.util.find_spec("lighteval") is not None:
         prepare_lighteval()
     present_optional = [(name, why) for name, why in optional if importlib.util.find_spec(name) is not None]
-    for name, why in [*present_optional, *modules]:
-        try:
-            with collector_paused():
+    with collector_paused():
+        for name, why in [*present_optional, *modules]:
+            try:
                 importlib.import_module(name)
-        except Exception as exc:  # any failure at import is the finding
-            problem = _problem(name, why, exc)
-            # a failed import is not cached: whatever imports the broken package fails the same way again
-            if not any(
-                (p.package, p.library or p.error) == (problem.package, problem.library or problem.error)
-                for p in problems
-            ):
-                problems.append(problem)
+            except Exception as exc:  # any failure at import is the finding
+                problem = _problem(name, why, exc)
+                # a failed import is not cached: whatever imports the broken package fails the same way again
+                if not any(
+                    (p.package, p.library or p.error) == (problem.package, problem.library or problem.error)
+                    for p in problems
+                ):
+                    problems.append(problem)
     return problems
 
 

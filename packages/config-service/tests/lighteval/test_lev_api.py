@@ -123,7 +123,7 @@ def test_lev_004_config_drift_guard(
         "regen", lambda argv: regen_main(script.BUILDERS, argv, fixtures=script.FIXTURES), ["--check", "--no-lighteval"]
     )
     assert code == 0, out + err
-    assert "cli-stdout-golden" in out  # named as skipped, its committed file left alone
+    assert "skipped  cli-stdout-golden: --no-lighteval" in out  # named as skipped, its committed file left alone
     lev("LEV-004", regen_check="clean")  # type: ignore[operator]
 
 

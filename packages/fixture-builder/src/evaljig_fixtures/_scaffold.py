@@ -114,7 +114,7 @@ class Layout:
 
     def in_run_dir(self, command: str) -> str:
         """``command`` as a user types it from the root: ``(cd backend && command)``, or just it."""
-        return f"(cd {self.run_dir} && {command})" if self.run_parts else command
+        return f"({self.from_root(command)})" if self.run_parts else command
 
 
 def _relative(path: str, start: str) -> str:
