@@ -391,7 +391,8 @@ def adoption(session: nox.Session) -> None:
 
     ``evaljig[lighteval]`` from the wheels in ``dist/`` (else this run's, built once: :func:`wheels`),
     with **no constraints file**: the extra's bounds alone; then the stack check, ``evaljig init``,
-    the builder, the scaffolded LEV suite and ``--check``. The two installers' runs go side by side,
+    the builder and the scaffolded LEV suite (once, when both resolved the same stack and wrote the same
+    fixtures: ``SharedSuite``). The two installers' runs go side by side,
     each line of their output prefixed ``[pip]``/``[uv]``; the resolved stack and each step's wall
     time are printed at the end, and a failure names the installer, the step and its last lines.
     """
@@ -409,6 +410,7 @@ def adoption(session: nox.Session) -> None:
         adoption_run.adopt, work=work, dist=dist, python=python,
         env={**common.OFFLINE_ENV, "PATH": os.environ.get("PATH", "")},
         uv_env=adoption_run.uv_source_env(settings), private=[ROOT, work, tmp],
+        suite=adoption_run.SharedSuite(),
     )  # fmt: skip
     runs = {name: functools.partial(team, leg) for name, leg in legs.items()}
     resolved, failures = adoption_run.run_side_by_side(runs)

@@ -5,7 +5,10 @@ says, with **no constraints file**: the extra's own bounds (``evaljig_config.STA
 all that keep the stack runnable, so a breaking upstream release inside them fails here, not at a
 team. Then each runs the stack check, ``evaljig init``, the scaffold's builder, and what the
 scaffolded workflow runs: the LEV suite (the real lighteval), whose LEV-004 runs the builder's
-``--check`` without lighteval while LEV-001 checks the CLI golden against its own lighteval run:
+``--check`` without lighteval while LEV-001 checks the CLI golden against its own lighteval run.
+When the two installers resolved the same stack and their builders wrote the same fixtures, the
+suite runs once, in the first team to get there (:class:`SharedSuite`): the other's would start the
+same lighteval processes on the same wheels and fixtures.
 
 - **pip**: ``python -m venv`` and ``pip install --find-links DIST 'evaljig[lighteval]'`` with this
   machine's pip configuration, as a user's shell has it;
@@ -47,6 +50,10 @@ WHEELS = "wheels"
 PIP = "pip"
 #: Lines of a failed step's output repeated in the session's error.
 TAIL_LINES = 30
+#: What the builder writes under the team's run folder (``backend/``): compared between the two teams.
+FIXTURES = Path("tests/lighteval/fixtures")
+#: Installer tools a freeze may list or leave out (pip's venv has pip, uv's has none): not part of the stack.
+INSTALLER_TOOLS = frozenset({"pip", "setuptools", "wheel", "distribute"})
 
 
 class Session(Protocol):
@@ -101,6 +108,10 @@ class Leg:
             )
         return "".join(lines)
 
+    def note(self, line: str) -> None:
+        """A line of this run's own (not a command's output), printed with its prefix."""
+        self._print(line)
+
     def _print(self, line: str) -> None:
         with self._print_lock:
             print(f"[{self.name}] {line}", flush=True)
@@ -128,6 +139,79 @@ def run_side_by_side(legs: Mapping[str, Callable[[], dict[str, str]]]) -> tuple[
     for thread in threads:
         thread.join()
     return {name: results[name] for name in legs if name in results}, [failures[n] for n in legs if n in failures]
+
+
+class SharedSuite:
+    """The scaffolded LEV suite once for both teams when it would run the same thing twice.
+
+    Each team files its stack (:func:`stack_of` its freeze) as soon as it is installed. The first team
+    to reach its LEV suite runs it. The other, reaching its own, skips it when its stack is the first's
+    to the last package and its builder wrote the same fixtures (the builders are deterministic): the
+    same wheels and fixtures make the same lighteval runs, about 150 s of CPU on a 2-core machine.
+    A different resolution or different fixtures run the suite again, so an installer-specific stack
+    is still tested; a team that failed before its suite runs none, and the other runs its own.
+    """
+
+    def __init__(self) -> None:
+        self._stacks: dict[str, dict[str, str]] = {}
+        self._runner: tuple[str, Path] | None = None
+        self._lock = threading.Lock()
+
+    def file(self, team: str, stack: dict[str, str]) -> None:
+        """``team``'s resolved stack; only the first filing counts."""
+        with self._lock:
+            self._stacks.setdefault(team, stack)
+
+    def stands_in(self, team: str, fixtures: Path) -> tuple[str, str]:
+        """``("", why)`` when ``team`` runs the suite itself (``fixtures``: its builder's folder), else
+        ``(other, why)``: the team whose run stands for this one's, and why it may."""
+        with self._lock:
+            if self._runner is None:
+                self._runner = (team, fixtures)
+                return "", "the first team at its LEV suite runs it"
+            other, theirs = self._runner
+            mine, stack = self._stacks.get(team), self._stacks.get(other)
+        if mine is None or stack is None:
+            return "", f"the stack of {team if mine is None else other} is unknown"
+        if stack != mine:
+            changed = sorted(name for name in stack.keys() | mine.keys() if stack.get(name) != mine.get(name))
+            return "", f"{team} resolved a different stack from {other}'s: {', '.join(changed[:8])}"
+        differing = different_files(theirs, fixtures)
+        if differing:
+            return "", f"{team}'s builder wrote different fixtures from {other}'s: {', '.join(differing[:8])}"
+        return other, f"the same {len(mine)} packages and the same fixtures as {other}, whose suite runs"
+
+
+def stack_of(freeze: str) -> dict[str, str]:
+    """``name -> version`` of every package in a ``pip freeze``/``uv pip freeze``, installer tools left out.
+
+    ``name @ url`` lines (a wheel from a folder) take the version from the wheel's file name.
+    """
+    stack: dict[str, str] = {}
+    for line in freeze.splitlines():
+        name, sep, version = line.partition("==")
+        if not sep:
+            name, sep, url = line.partition(" @ ")
+            wheel = url.rsplit("/", 1)[-1]
+            version = wheel.split("-")[1] if sep and wheel.endswith(".whl") and wheel.count("-") >= 4 else url
+        if sep and _normal(name) not in INSTALLER_TOOLS:
+            stack[_normal(name)] = version.strip()
+    return dict(sorted(stack.items()))
+
+
+def different_files(one: Path, other: Path) -> list[str]:
+    """Relative paths of the files whose bytes differ between two folders, or that only one has."""
+    names = {
+        path.relative_to(root).as_posix()
+        for root in (one, other)
+        for path in root.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts  # bytecode of a task module lighteval imported
+    }
+    return sorted(name for name in names if not _same_file(one / name, other / name))
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    return one.is_file() and other.is_file() and one.read_bytes() == other.read_bytes()
 
 
 def uv_source_env(settings: Mapping[str, Sequence[str]]) -> dict[str, str]:
@@ -240,8 +324,12 @@ def adopt(
     env: Mapping[str, str | None],
     uv_env: Mapping[str, str],
     private: Sequence[Path],
+    suite: SharedSuite | None = None,
 ) -> dict[str, str]:
-    """One team's run with ``leg.name`` (``pip`` or ``uv``) in ``work``; returns the stack's resolved versions."""
+    """One team's run with ``leg.name`` (``pip`` or ``uv``) in ``work``; returns the stack's resolved versions.
+
+    With ``suite``, the team files its stack there once installed and runs the LEV suite unless the
+    other team's run stands for it (:class:`SharedSuite`)."""
     installer = leg.name
     repo = work / f"team-{installer}"
     repo.mkdir(parents=True)
@@ -287,6 +375,14 @@ def adopt(
             raise StepFailedError(f"uv: uv.lock is not portable, it names paths of this machine:\n{paths}")
         run = lambda *args: ["uv", "run", "--frozen", *args]  # noqa: E731
         freeze_cmd = ["uv", "pip", "freeze", "--python", str(repo / ".venv" / "bin" / "python")]
+    started = time.perf_counter()
+    freeze = subprocess.run(
+        freeze_cmd, cwd=repo, env={k: v for k, v in {**os.environ, **team_env}.items() if v is not None},
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    leg.steps.append((f"{installer}: freeze", time.perf_counter() - started))
+    if suite is not None:
+        suite.file(installer, stack_of(freeze))
     leg.step("lighteval check", repo, *run("evaljig-config", "lighteval", "check"), env=team_env)
     if (repo / ".litellm_cache").exists():
         left = "`evaljig-config lighteval check` left .litellm_cache/ in the working directory"
@@ -294,11 +390,11 @@ def adopt(
     leg.step("evaljig init .", repo, *run("evaljig", "init", ".", *INIT_OPTIONS), env=team_env)
     backend = repo / "backend"
     leg.step("builder", backend, *run("python", BUILDER), env=team_env)
-    leg.step("pytest -m lighteval", backend, *run("python", *LEV_SUITE), env=team_env)
-    started = time.perf_counter()
-    freeze = subprocess.run(
-        freeze_cmd, cwd=repo, env={k: v for k, v in {**os.environ, **team_env}.items() if v is not None},
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
-    leg.steps.append((f"{installer}: freeze", time.perf_counter() - started))
+    other, why = suite.stands_in(installer, backend / FIXTURES) if suite is not None else ("", "")
+    if other:
+        leg.note(f"pytest -m lighteval: not run again: {why}")
+    else:
+        if why:
+            leg.note(f"pytest -m lighteval: runs here: {why}")
+        leg.step("pytest -m lighteval", backend, *run("python", *LEV_SUITE), env=team_env)
     return resolved_versions(freeze)

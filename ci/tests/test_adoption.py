@@ -205,3 +205,63 @@ def test_a_failed_step_names_its_installer_step_and_last_lines_and_the_other_leg
     assert where == f"in {tmp_path}; its last lines:"
     assert tail == [f"line {n}" for n in range(100 - adoption.TAIL_LINES, 100)]
     assert [step for step, _ in legs["pip"].steps] == ["pip: install evaljig[lighteval]"]
+
+
+def test_a_stack_is_every_package_of_a_freeze_but_the_installers_own_tools() -> None:
+    pip_freeze = "evaljig==0.1.0\nlitellm==1.108.14\npip==26.1\nsetuptools==80.0\nTorch==2.13.0+cpu\n"
+    uv_freeze = (
+        "evaljig @ file:///tmp/team-uv/wheels/evaljig-0.1.0-py3-none-any.whl\nlitellm==1.108.14\ntorch==2.13.0+cpu\n"
+    )
+    assert adoption.stack_of(pip_freeze) == {"evaljig": "0.1.0", "litellm": "1.108.14", "torch": "2.13.0+cpu"}
+    assert adoption.stack_of(uv_freeze) == adoption.stack_of(pip_freeze)
+
+
+def _fixtures(root: Path, files: dict[str, bytes]) -> Path:
+    for name, data in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    return root
+
+
+def test_fixture_folders_differ_by_file_bytes_and_by_files_only_one_has_not_by_bytecode(tmp_path: Path) -> None:
+    one = _fixtures(tmp_path / "one", {"a.json": b"1", "sub/b.yaml": b"2", "__pycache__/t.pyc": b"x"})
+    other = _fixtures(tmp_path / "other", {"a.json": b"1", "sub/b.yaml": b"3", "c.txt": b""})
+    assert adoption.different_files(one, other) == ["c.txt", "sub/b.yaml"]
+    assert adoption.different_files(one, one) == []
+
+
+STACK = {"evaljig": "0.1.0", "lighteval": "0.13.0"}
+
+
+def test_the_suite_runs_once_when_both_teams_have_the_same_stack_and_fixtures(tmp_path: Path) -> None:
+    pip, uv = (_fixtures(tmp_path / n, {"a.json": b"1"}) for n in ("pip", "uv"))
+    suite = adoption.SharedSuite()
+    suite.file("pip", dict(STACK))
+    suite.file("uv", dict(STACK))
+    assert suite.stands_in("uv", uv) == ("", "the first team at its LEV suite runs it")
+    other, why = suite.stands_in("pip", pip)
+    assert (other, why) == ("uv", "the same 2 packages and the same fixtures as uv, whose suite runs")
+
+
+def test_each_team_runs_its_suite_when_the_stacks_or_the_fixtures_differ(tmp_path: Path) -> None:
+    pip, uv = (_fixtures(tmp_path / n, {"a.json": n.encode()}) for n in ("pip", "uv"))
+    suite = adoption.SharedSuite()
+    suite.file("pip", dict(STACK))
+    suite.file("uv", {**STACK, "lighteval": "0.13.1"})
+    suite.file("uv", dict(STACK))  # only the first filing counts
+    assert suite.stands_in("pip", pip)[0] == ""
+    assert suite.stands_in("uv", uv) == ("", "uv resolved a different stack from pip's: lighteval")
+
+    same = adoption.SharedSuite()
+    same.file("pip", dict(STACK))
+    same.file("uv", dict(STACK))
+    assert same.stands_in("pip", pip)[0] == ""
+    assert same.stands_in("uv", uv) == ("", "uv's builder wrote different fixtures from pip's: a.json")
+
+
+def test_the_first_team_at_its_suite_runs_it_whatever_the_other_has_done_so_far(tmp_path: Path) -> None:
+    suite = adoption.SharedSuite()
+    suite.file("uv", dict(STACK))
+    assert suite.stands_in("uv", tmp_path) == ("", "the first team at its LEV suite runs it")  # pip still installs
+    # a team that never filed a stack (it failed first) never reaches its suite; were it to, it runs its own
+    assert suite.stands_in("pip", tmp_path) == ("", "the stack of pip is unknown")
