@@ -63,6 +63,10 @@ def test_aliases_are_refused_before_they_expand(tmp_path: Path) -> None:
         ("interactions: []\nversion: 1\n---\ninteractions: []\n", "more than one YAML document"),
         ("? [a]\n: b\n", "a mapping key must be a scalar"),
         ("interactions: !!python/object:os.system {}\n", "tag"),
+        (  # a merge that kept both sides' lines
+            HEADER + "''" + TAIL.replace("{code: 200,", "{code: 200, code: 500,"),
+            r"line 9, column \d+: the key 'code' is repeated",
+        ),
     ],
 )
 def test_other_yaml_shapes_are_one_clear_error(tmp_path: Path, text: str, message: str) -> None:

@@ -409,8 +409,9 @@ def load_bounded(stream: IO[bytes] | bytes) -> Any:
     10 MB cassette against 0.2 s for the events alone. So a cassette is built here straight from
     the parser's event stream (libyaml's when present; PyYAML's parser is iterative too): one
     loop with an explicit stack, nesting bounded by :data:`MAX_DEPTH`, anchors and aliases
-    refused outright (evaljig's writer never emits them, vcrpy's neither), one document only,
-    and only the safe scalar types (``SafeConstructor``'s, ``!!binary`` included). Memory is
+    refused outright (evaljig's writer never emits them, vcrpy's neither), a key repeated in one
+    mapping refused (PyYAML and vcrpy keep the last silently), one document only, and only the safe
+    scalar types (``SafeConstructor``'s, ``!!binary`` included). Memory is
     then proportional to the file, whose size the caller has already bounded.
     """
     loader = _Loader(stream)
@@ -478,6 +479,8 @@ def _build(loader: Any) -> Any:  # Any: libyaml's CParser and PyYAML's parser ar
         if type(container) is list:
             container.append(value)
         elif frame[1] is _NO_KEY:
+            if value in container:  # a merge that kept both sides' lines: refused, not the last one silently
+                raise BoundedYAMLError(f"the key {value!r} is repeated in one mapping", event.start_mark)
             frame[1] = value
         else:
             container[frame[1]] = value
