@@ -29,7 +29,20 @@ class _DuplicateKeyError(Exception):
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that refuses a key given twice in one mapping."""
+    """``yaml.SafeLoader`` that refuses a key given twice in one mapping, and aliases.
+
+    An alias is a shared node: cheap to load, but whatever reads the spec next (validation, the
+    rendered ``config.yaml``) pays for every copy. 800 KB of aliases to one long stop token made
+    ``evaljig-config render`` run for minutes; a provider spec has no use for them, so ``*name``
+    is refused where it appears (as cassettes refuse them)."""
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+            raise yaml.composer.ComposerError(
+                None, None, "an alias (*name): a provider spec gives each value where it is used", mark
+            )
+        return super().compose_node(parent, index)
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         self.flatten_mapping(node)
