@@ -88,7 +88,7 @@ class Leg:
         """Run ``args`` in ``cwd`` with the session's environment plus ``env`` (``None`` removes a variable)."""
         merged: dict[str, str | None] = {**os.environ, **self.session.env, **(env or {})}
         started = time.perf_counter()
-        self._print(f"$ {' '.join(args)}  (in {cwd})")
+        self.note(f"$ {' '.join(args)}  (in {cwd})")
         with subprocess.Popen(
             args, cwd=cwd, env={k: v for k, v in merged.items() if v is not None},
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
@@ -97,7 +97,7 @@ class Leg:
             lines: list[str] = []
             for line in process.stdout:
                 lines.append(line)
-                self._print(line.rstrip("\n"))
+                self.note(line.rstrip("\n"))
         seconds = time.perf_counter() - started
         self.steps.append((f"{self.name}: {step}", seconds))
         if process.returncode != 0:
@@ -109,10 +109,7 @@ class Leg:
         return "".join(lines)
 
     def note(self, line: str) -> None:
-        """A line of this run's own (not a command's output), printed with its prefix."""
-        self._print(line)
-
-    def _print(self, line: str) -> None:
+        """Print ``line`` (a command's output or this run's own) with the run's prefix."""
         with self._print_lock:
             print(f"[{self.name}] {line}", flush=True)
 
@@ -257,14 +254,9 @@ def lock_problems(lock: str, private: Sequence[Path]) -> list[str]:
 
 
 def resolved_versions(freeze: str, names: Sequence[str] = REPORTED) -> dict[str, str]:
-    """``name -> version`` from ``pip freeze``/``uv pip freeze`` output, for the packages in ``names``."""
+    """``name -> version`` of the packages in ``names``, from a freeze read by :func:`stack_of`."""
     wanted = {_normal(n) for n in names}
-    found: dict[str, str] = {}
-    for line in freeze.splitlines():
-        name, sep, version = line.partition("==")
-        if sep and _normal(name) in wanted:
-            found[_normal(name)] = version.strip()
-    return dict(sorted(found.items()))
+    return {name: version for name, version in stack_of(freeze).items() if name in wanted}
 
 
 def pip_install_argv(python: Path, dist: Path) -> list[str]:

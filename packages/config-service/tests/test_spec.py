@@ -164,7 +164,7 @@ def test_integer_fields_still_take_floats_where_numbers_are_meant() -> None:
         (
             "spec.yaml",
             'generation: {stop_tokens: [&s "' + "x" * 1000 + '", ' + ", ".join(["*s"] * 20_000) + "]}\n",
-            "not valid YAML: an alias (*name): a provider spec gives each value where it is used",
+            "not valid YAML: an alias (*name) in a provider spec: write the value out where it is used",
         ),
         ("spec.json", '{"concurrency": 1' + "0" * 5000 + "}", "not valid JSON: integer with 5001 digits"),
         ("spec.yaml", "concurrency: 1" + "0" * 5000 + "\n", "not valid YAML: Exceeds the limit (4300 digits)"),

@@ -40,7 +40,7 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         if self.check_event(yaml.AliasEvent):
             mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
             raise yaml.composer.ComposerError(
-                None, None, "an alias (*name): a provider spec gives each value where it is used", mark
+                None, None, "an alias (*name) in a provider spec: write the value out where it is used", mark
             )
         return super().compose_node(parent, index)
 

@@ -480,7 +480,10 @@ def _build(loader: Any) -> Any:  # Any: libyaml's CParser and PyYAML's parser ar
             container.append(value)
         elif frame[1] is _NO_KEY:
             if value in container:  # a merge that kept both sides' lines: refused, not the last one silently
-                raise BoundedYAMLError(f"the key {value!r} is repeated in one mapping", event.start_mark)
+                raise BoundedYAMLError(
+                    f"the key {value!r} is repeated in one mapping; keep the one you mean, or re-record the cassette",
+                    event.start_mark,
+                )
             frame[1] = value
         else:
             container[frame[1]] = value
