@@ -11,6 +11,8 @@ from evaljig_cases import CaseLoadError, load_case_file, load_cases
 from evaljig_cases._loading import MAX_ALIAS_EXPANSION, MAX_DEPTH
 
 CASE = "id: a\ntool_id: code\nfunction_call: {name: f}\n"
+#: Where a YAML problem is, as a CaseLoadError says it.
+AT = r"at line \d+, column \d+"
 #: Nine levels of nine aliases each: 653 bytes that expand to 9**9 strings.
 BOMB = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + "".join(
     f"{name}: &{name} [{', '.join([f'*{prev}'] * 9)}]\n" for prev, name in zip("abcdefgh", "bcdefghi", strict=True)
@@ -32,7 +34,7 @@ def nested_json(levels: int) -> str:
 
 def test_an_alias_bomb_is_refused_naming_file_and_line(tmp_path: Path) -> None:
     path = write(tmp_path, "bomb.yaml", f"{CASE}expectations:\n  {BOMB.replace(chr(10), chr(10) + '  ')}")
-    with pytest.raises(CaseLoadError, match=r"bomb\.yaml: invalid YAML at line \d+: aliases expand to more than") as e:
+    with pytest.raises(CaseLoadError, match=rf"bomb\.yaml: invalid YAML {AT}: aliases expand to more than") as e:
         load_cases(path)
     assert e.value.path == path
 
@@ -41,7 +43,7 @@ def test_a_bomb_built_from_merge_keys_is_refused(tmp_path: Path) -> None:
     levels = ["m0: &m0 {x: [1, 2, 3, 4, 5, 6, 7, 8]}"]
     levels += [f"m{n}: &m{n} {{p: {{<<: *m{n - 1}}}, q: {{<<: *m{n - 1}}}}}" for n in range(1, 30)]
     text = CASE + "expectations:\n" + "".join(f"  {line}\n" for line in levels)
-    with pytest.raises(CaseLoadError, match=r"merge\.yaml: invalid YAML at line \d+: aliases expand to more than"):
+    with pytest.raises(CaseLoadError, match=rf"merge\.yaml: invalid YAML {AT}: aliases expand to more than"):
         load_case_file(write(tmp_path, "merge.yaml", text))
 
 
@@ -62,7 +64,7 @@ def test_the_expansion_limit_counts_only_what_aliases_add(tmp_path: Path) -> Non
 
 
 def test_a_recursive_alias_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(CaseLoadError, match=r"loop\.yaml: invalid YAML at line 4: recursive alias"):
+    with pytest.raises(CaseLoadError, match=r"loop\.yaml: invalid YAML at line 4, column \d+: recursive alias"):
         load_case_file(write(tmp_path, "loop.yaml", f"{CASE}expectations: &e {{self: *e}}\n"))
 
 
@@ -83,7 +85,7 @@ def test_deep_json_is_a_case_load_error(tmp_path: Path, levels: int) -> None:
 )
 def test_deep_yaml_is_a_case_load_error(tmp_path: Path, body: str) -> None:
     path = write(tmp_path, "deep.yaml", f"{CASE}expectations:\n{body}\n")
-    with pytest.raises(CaseLoadError, match=rf"deep\.yaml: invalid YAML at line \d+: nested deeper than {MAX_DEPTH}"):
+    with pytest.raises(CaseLoadError, match=rf"deep\.yaml: invalid YAML {AT}: nested deeper than {MAX_DEPTH}"):
         load_cases(path)
 
 
@@ -91,7 +93,7 @@ def test_depth_made_by_aliases_is_refused(tmp_path: Path) -> None:
     chain = ["d0: &d0 " + "[" * 40 + "]" * 40]
     chain += [f"d{n}: &d{n} " + "[" * 40 + f"*d{n - 1}" + "]" * 40 for n in range(1, 4)]
     text = CASE + "expectations:\n" + "".join(f"  {line}\n" for line in chain)
-    with pytest.raises(CaseLoadError, match=r"chain\.yaml: invalid YAML at line \d+: nested deeper than .* aliases"):
+    with pytest.raises(CaseLoadError, match=rf"chain\.yaml: invalid YAML {AT}: nested deeper than .* aliases"):
         load_case_file(write(tmp_path, "chain.yaml", text))
 
 

@@ -141,9 +141,13 @@ def test_a_file_that_is_not_utf8_names_the_file(tmp_path: Path) -> None:
         (
             "c.yaml",
             "id: a\ntool_id: code\nfunction_call:\n  name: f\n  name: g\n",
-            r"c\.yaml: invalid YAML at line 5: duplicate key 'name' \(first at line 4\)",
+            r"c\.yaml: invalid YAML at line 5, column \d+: the key 'name' is repeated in one mapping",
         ),
-        ("c.yaml", "- id: a\n  tool_id: code\n  id: b\n", r"c\.yaml: invalid YAML at line 3: duplicate key 'id'"),
+        (
+            "c.yaml",
+            "- id: a\n  tool_id: code\n  id: b\n",
+            r"c\.yaml: invalid YAML at line 3, column \d+: the key 'id' is repeated in one mapping",
+        ),
         ("c.json", '{"id": "a", "tool_id": "code", "id": "b"}', r"c\.json: invalid JSON: duplicate key 'id'"),
     ],
 )

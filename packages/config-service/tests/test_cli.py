@@ -94,8 +94,8 @@ def _one_line(err: str) -> str:
     ("name", "text", "reason"),
     [
         ("deep.json", "[" * 200_000 + "]" * 200_000, "not valid JSON: nested deeper than 100 levels"),
-        ("deep.yaml", "a:\n" + "".join(f"{' ' * i} - \n" for i in range(1, 1200)), "nested too deeply"),
-        ("deep-flow.yaml", "{a: " * 100_000 + "}" * 100_000, "not valid YAML: nested too deeply"),
+        ("deep.yaml", "a:\n" + "".join(f"{' ' * i} - \n" for i in range(1, 1200)), "nested deeper than 100 levels"),
+        ("deep-flow.yaml", "{a: " * 100_000 + "}" * 100_000, "not valid YAML: nested deeper than 100 levels"),
         ("big.json", '{"concurrency": ' + "9" * 5000 + "}", "not valid JSON: integer with 5000 digits"),
         ("big.yaml", "concurrency: " + "9" * 5000 + "\n", "Exceeds the limit (4300 digits)"),
         ("dup.yaml", "name: a\nname: b\n", "field 'name': duplicate key (line 2)"),

@@ -216,6 +216,7 @@ def test_a_bad_review_table_is_one_line(repo: GitRepo) -> None:
         ("deep.yaml", b"x: " + b"[" * 3000 + b"]" * 3000 + b"\n"),
         ("deep.json", b"[" * 3000 + b"]" * 3000),
         ("dup.json", b'{"a": 1, "a": 2}'),
+        ("dup.yaml", b"x: 0\nx: 1\n"),  # a merge that kept both lines: which one a loader keeps is no answer
         ("binary.yaml", b"\x00\x01\x02\xff"),
         ("latin1.txt", "caf\xe9\n".encode("latin-1")),
     ],

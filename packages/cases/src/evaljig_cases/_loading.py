@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from evaljig_cases._errors import CaseLoadError, DuplicateCaseError, describe_validation_error
 from evaljig_cases._eval_case import EvalCase
-from evaljig_common import StrictJSONError, loads_strict
+from evaljig_common import StrictJSONError, StrictYAMLError, loads_strict, loads_yaml_strict
 
 CASE_SUFFIXES = (".json", ".yaml", ".yml")
 MAX_DEPTH = 100
@@ -78,110 +77,16 @@ def _is_case_file(relative: Path) -> bool:
     return relative.suffix.lower() in CASE_SUFFIXES and not any(part.startswith(".") for part in relative.parts)
 
 
-class UniqueKeyLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that rejects a key given twice in one mapping (PyYAML keeps the last one silently)."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
-        first_lines: dict[Hashable, int] = {}
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                continue  # `<<: *base` keys may be overridden: that is what merge keys are for
-            key = self.construct_object(key_node, deep=deep)
-            if not isinstance(key, Hashable):
-                continue  # the base class reports unhashable keys
-            if key in first_lines:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r} (first at line {first_lines[key]})", key_node.start_mark
-                )
-            first_lines[key] = key_node.start_mark.line + 1
-        return super().construct_mapping(node, deep)
-
-
-class CaseFileLoader(UniqueKeyLoader):
-    """``UniqueKeyLoader`` that bounds what a small file can make: nesting depth and alias expansion.
-
-    Both are checked on the node graph, before any Python object is built: the depth while
-    composing (PyYAML composes recursively, so 1,000 levels would be a raw ``RecursionError``),
-    the expansion once the document is composed (aliases are shared nodes, cheap to load, but
-    every consumer that walks or serialises the case pays for each copy). Merge keys still work.
-    """
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._depth = 0
-
-    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
-        nests = int(self.check_event(yaml.SequenceStartEvent, yaml.MappingStartEvent))
-        if nests and self._depth >= MAX_DEPTH:
-            mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-            raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_DEPTH} levels", mark)
-        self._depth += nests
-        try:
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= nests
-
-    def get_single_node(self) -> yaml.Node | None:
-        node = super().get_single_node()
-        if node is not None:
-            check_alias_expansion(node)
-        return node
-
-
-def _children(node: yaml.Node) -> list[yaml.Node]:
-    if isinstance(node, yaml.SequenceNode):
-        return list(node.value)
-    if isinstance(node, yaml.MappingNode):
-        return [part for pair in node.value for part in pair]
-    return []
-
-
-def check_alias_expansion(root: yaml.Node, limit: int = MAX_ALIAS_EXPANSION) -> None:
-    """Raise ``ComposerError`` (with the line) on a node that contains itself or that, with its aliases
-    expanded, holds ``limit`` nodes more than the document has or nests deeper than ``MAX_DEPTH``.
-
-    Iterative and memoised per node, so checking costs one visit per distinct node however far
-    the aliases would expand; the first node found over a limit is the innermost one.
-    """
-    sizes: dict[int, tuple[int, int]] = {}  # id(node) -> (nodes, nesting depth) once expanded
-    open_nodes: set[int] = set()
-    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
-    while stack:
-        node, finished = stack.pop()
-        key = id(node)
-        if finished:
-            open_nodes.discard(key)
-            below = [sizes[id(child)] for child in _children(node)]
-            nodes = 1 + sum(n for n, _ in below)
-            depth = int(isinstance(node, yaml.CollectionNode)) + max((d for _, d in below), default=0)
-            sizes[key] = nodes, depth
-            if nodes - len(sizes) > limit:
-                problem = f"aliases expand to more than {limit} extra nodes (refused: an alias bomb?)"
-                raise yaml.composer.ComposerError(None, None, problem, node.start_mark)
-            if depth > MAX_DEPTH:
-                problem = f"nested deeper than {MAX_DEPTH} levels once aliases are expanded"
-                raise yaml.composer.ComposerError(None, None, problem, node.start_mark)
-        elif key in open_nodes:
-            raise yaml.composer.ComposerError(None, None, "recursive alias: a node contains itself", node.start_mark)
-        elif key not in sizes:
-            open_nodes.add(key)
-            stack.append((node, True))
-            stack.extend((child, False) for child in _children(node))
-
-
 def _parse(file: Path, text: str) -> Any:
     if file.suffix.lower() == ".json":
         try:  # the shared strict reader: a repeated key is refused, nesting bounded like YAML's
             return loads_strict(text, max_depth=MAX_DEPTH)
         except StrictJSONError as exc:
             raise CaseLoadError(f"{file}: invalid JSON{exc.where}: {exc.reason}", path=file) from exc
-    try:
-        return yaml.load(text, Loader=CaseFileLoader)
-    except yaml.YAMLError as exc:
-        where = getattr(exc, "problem_mark", None)
-        at = f" at line {where.line + 1}" if where is not None else ""
-        problem = getattr(exc, "problem", None) or exc
-        raise CaseLoadError(f"{file}: invalid YAML{at}: {problem}", path=file) from exc
+    try:  # the shared strict reader too: anchors, aliases and merge keys allowed, within a budget
+        return loads_yaml_strict(text, max_depth=MAX_DEPTH, max_alias_nodes=MAX_ALIAS_EXPANSION, document="a case file")
+    except StrictYAMLError as exc:
+        raise CaseLoadError(f"{file}: invalid YAML{exc.where}: {exc.reason}", path=file) from exc
 
 
 def _case_list(file: Path, raw: Any) -> Sequence[Any]:

@@ -1,7 +1,10 @@
 """evaljig-common: the few contracts every evaljig package shares, each defined once.
 
-Stdlib only, so the noxfile can import it from nox's own venv.
+Importing it needs the standard library only, so the noxfile can import it from nox's own venv: the
+strict YAML reader (PyYAML) is imported on first use.
 """
+
+from typing import TYPE_CHECKING
 
 from evaljig_common._atomic import (
     TMP_SUFFIX,
@@ -22,10 +25,14 @@ from evaljig_common._records import RECORD_KEY, valid_text
 from evaljig_common._runid import claim_run, explicit_run_id, run_id, safe_segment
 from evaljig_common._secrets import SecretHit, credential_values, find_secret, joined_streams, secret_spellings
 
+if TYPE_CHECKING:  # imported on first use (lazy_exports): it needs PyYAML
+    from evaljig_common._yaml import MAX_YAML_DEPTH, StrictYAMLError, loads_yaml_strict
+
 __all__ = [
     "CANONICAL_BASE_URL",
     "MAX_INT_DIGITS",
     "MAX_JSON_DEPTH",
+    "MAX_YAML_DEPTH",
     "OFFLINE_ENV",
     "RECORD_KEY",
     "SYSTEM_FINGERPRINT",
@@ -33,6 +40,7 @@ __all__ = [
     "EvaljigError",
     "SecretHit",
     "StrictJSONError",
+    "StrictYAMLError",
     "claim_run",
     "credential_values",
     "depth_exceeds",
@@ -43,6 +51,7 @@ __all__ = [
     "joined_streams",
     "lazy_exports",
     "loads_strict",
+    "loads_yaml_strict",
     "one_line_errors",
     "open_atomic",
     "open_atomic_binary",
@@ -53,3 +62,5 @@ __all__ = [
     "write_bytes_atomic",
     "write_text_atomic",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, ("MAX_YAML_DEPTH", "StrictYAMLError", "loads_yaml_strict"))

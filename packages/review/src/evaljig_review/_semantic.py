@@ -15,10 +15,10 @@ Every changed file gets one category:
 
 A zip (a dataset package) is compared by member, a ``.jsonl`` member by row and key.
 
-Structured files (``.yaml``/``.yml`` with the safe loader, ``.json`` with
-``evaljig_common.loads_strict``) are compared by key path (``model_parameters.temperature: 0.0 →
-0.3``); a lighteval results table (a golden CLI stdout) by ``task|metric`` with the score delta;
-other text by line.
+Structured files (``.yaml``/``.yml`` and ``.json``, read by evaljig-common's strict readers: a
+repeated key, an alias or nesting over ``MAX_DEPTH`` leaves a file to the line diff) are compared
+by key path (``model_parameters.temperature: 0.0 → 0.3``); a lighteval results table (a golden CLI
+stdout) by ``task|metric`` with the score delta; other text by line.
 """
 
 from __future__ import annotations
@@ -35,9 +35,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
-from evaljig_common import loads_strict
+from evaljig_common import StrictYAMLError, loads_strict, loads_yaml_strict
 
 NEW, REMOVED, VALUE, BYTES, FORMAT, REORDERED = (
     "new",
@@ -194,28 +192,8 @@ def _text(data: bytes) -> str:
     return text
 
 
-_SafeBase: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when there is one: 10x faster
-
-
 #: Deeper YAML is not parsed (comparing it would recurse past Python's limit).
 MAX_DEPTH = 100
-
-
-def _checked_yaml(text: str) -> None:
-    """Refuse aliases (``&a [*a, *a, ...]`` expands to gigabytes when compared) and nesting over ``MAX_DEPTH``.
-
-    One pass over the parser's events (libyaml's when installed), before anything is built.
-    """
-    depth = 0
-    for event in yaml.parse(text, Loader=_SafeBase):
-        if isinstance(event, yaml.AliasEvent):
-            raise yaml.YAMLError("aliases are not read (a reviewed file never needs one)")
-        if isinstance(event, yaml.CollectionStartEvent):
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise yaml.YAMLError(f"nested deeper than {MAX_DEPTH}")
-        elif isinstance(event, yaml.CollectionEndEvent):
-            depth -= 1
 
 
 def parse_structured(data: bytes, suffix: str) -> Any:
@@ -227,11 +205,9 @@ def parse_structured(data: bytes, suffix: str) -> Any:
             raise _Unparsed from exc
     if len(data) > MAX_PARSE_BYTES:
         raise _Unparsed
-    try:
-        text = _text(data)
-        _checked_yaml(text)
-        return yaml.load(text, Loader=_SafeBase)
-    except (yaml.YAMLError, RecursionError) as exc:
+    try:  # no aliases: ``&a [*a, *a, ...]`` expands to gigabytes when compared
+        return loads_yaml_strict(_text(data), max_depth=MAX_DEPTH, document="a reviewed file")
+    except StrictYAMLError as exc:
         raise _Unparsed from exc
 
 
