@@ -149,6 +149,11 @@ def test_a_file_that_is_not_utf8_names_the_file(tmp_path: Path) -> None:
             r"c\.yaml: invalid YAML at line 3, column \d+: the key 'id' is repeated in one mapping",
         ),
         ("c.json", '{"id": "a", "tool_id": "code", "id": "b"}', r"c\.json: invalid JSON: duplicate key 'id'"),
+        (
+            "c.yaml",
+            "id: !!timestamp soon\n",
+            r"c\.yaml: invalid YAML at line 1, column 5: the value 'soon' is not a valid",
+        ),
     ],
 )
 def test_duplicate_keys_are_rejected_naming_file_key_and_line(

@@ -76,6 +76,25 @@ def test_refusals_name_the_rule_and_the_place(text: str, kind: str, line: int, r
     assert caught.value.where == f" at line {line}, column {caught.value.column}"
 
 
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("a: !!bool maybe\n", "the value 'maybe' is not a valid bool"),  # a KeyError in PyYAML's constructor
+        ("a: !!timestamp soon\n", "the value 'soon' is not a valid timestamp"),  # an AttributeError there
+        ("a: 2024-02-30\n", "the value '2024-02-30' is not a valid timestamp: day is out of range for month"),
+        (
+            "a: 1" + "0" * 5000 + "\n",
+            "the value '1000000000000000000000000000000000000000...' is not a valid int: Exceeds",
+        ),
+    ],
+)
+def test_a_scalar_its_type_cannot_hold_is_refused_not_a_crash(text: str, reason: str) -> None:
+    with pytest.raises(StrictYAMLError) as caught:
+        loads_yaml_strict(text)
+    assert caught.value.reason.startswith(reason)
+    assert (caught.value.kind, caught.value.line, caught.value.column) == ("scalar", 1, 4)
+
+
 def test_a_repeated_key_is_named_for_the_caller() -> None:
     with pytest.raises(StrictYAMLError) as caught:
         loads_yaml_strict("retry:\n  attempts: 3\n  attempts: 4\n")

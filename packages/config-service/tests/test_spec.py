@@ -167,8 +167,9 @@ def test_integer_fields_still_take_floats_where_numbers_are_meant() -> None:
             "not valid YAML: anchors and aliases are not allowed in a provider spec",
         ),
         ("spec.json", '{"concurrency": 1' + "0" * 5000 + "}", "not valid JSON: integer with 5001 digits"),
-        ("spec.yaml", "concurrency: 1" + "0" * 5000 + "\n", "not valid YAML: Exceeds the limit (4300 digits)"),
+        ("spec.yaml", "concurrency: 1" + "0" * 5000 + "\n", "is not a valid int: Exceeds the limit (4300 digits)"),
         ("spec.json", b"\xff\xfe{}", "not UTF-8 text (byte 0)"),
+        ("spec.yaml", "name: !!bool maybe\n", "not valid YAML: the value 'maybe' is not a valid bool at line 1"),
         ("spec.json", " " * (1024 * 1024 + 1), "larger than 1048576 bytes"),
     ],
 )

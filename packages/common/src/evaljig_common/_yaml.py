@@ -200,8 +200,11 @@ class _Builder:
         node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
         try:
             return construct(self.loader, node)
-        except ValueError as exc:  # an integer over Python's digit limit, a date that does not exist
-            raise StrictYAMLError(" ".join(str(exc).split()), event.start_mark, kind="scalar") from None
+        except Exception as exc:  # PyYAML's constructors raise ValueError, KeyError, AttributeError ... on bad values
+            shown = event.value if len(event.value) <= 40 else f"{event.value[:40]}..."
+            why = f": {' '.join(str(exc).split())}" if isinstance(exc, ValueError) else ""
+            reason = f"the value {shown!r} is not a valid {tag.rsplit(':', 1)[-1]}{why}"
+            raise StrictYAMLError(reason, event.start_mark, kind="scalar") from None
 
     def _open(self, event: Any, mapping: bool, scalars: int) -> None:
         stack = self.stack
