@@ -62,3 +62,15 @@ def test_unknown_names_and_public_names_the_block_forgot_are_attribute_errors_na
         _ = package.nowhere
     with pytest.raises(AttributeError, match="module 'lazypkg' has no attribute 'forgotten'"):
         _ = package.forgotten
+
+
+def test_dir_lists_the_public_names_before_first_use(lazypkg: Path) -> None:
+    package = importlib.import_module("lazypkg")
+    assert {"HEAVY_VALUE", "heavy", "renamed", "lazy_exports"} <= set(dir(package))
+    assert "lazypkg._heavy" not in sys.modules  # listing them imports nothing
+
+
+def test_evaljig_common_lists_its_lazy_names_with_the_others() -> None:
+    import evaljig_common
+
+    assert {"loads_yaml_strict", "StrictYAMLError", "write_text_atomic"} <= set(dir(evaljig_common))

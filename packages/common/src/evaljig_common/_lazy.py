@@ -25,9 +25,17 @@ def lazy_exports(package: str, init_file: str, public: Sequence[str]) -> Callabl
 
     Use it as ``__getattr__ = lazy_exports(__name__, __file__, __all__)`` below the
     ``TYPE_CHECKING`` imports. A name of ``public`` that the block does not import is an
-    ``AttributeError`` naming the package, as is any name not in ``public``.
+    ``AttributeError`` naming the package, as is any name not in ``public``. It also gives the
+    package a ``__dir__`` that lists ``public`` before first use, so ``dir()``, a REPL's and an
+    editor's completion see every public name.
     """
     names = frozenset(public)
+    module = sys.modules[package]
+
+    def __dir__() -> list[str]:  # noqa: N807 (PEP 562's name)
+        return sorted(names | set(vars(module)))
+
+    module.__dir__ = __dir__  # type: ignore[method-assign]
 
     @functools.cache
     def defining_modules() -> dict[str, tuple[str, str]]:
@@ -49,7 +57,7 @@ def lazy_exports(package: str, init_file: str, public: Sequence[str]) -> Callabl
         if where is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         value: object = getattr(importlib.import_module(where[0]), where[1])
-        setattr(sys.modules[package], name, value)  # later lookups find it in the module: no second import
+        setattr(module, name, value)  # later lookups find it in the module: no second import
         return value
 
     return __getattr__
