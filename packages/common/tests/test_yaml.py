@@ -43,6 +43,27 @@ def test_shared_values_and_merge_keys_mean_what_pyyaml_makes_of_them(bases: list
     assert loads_yaml_strict(text, max_alias_nodes=1000) == yaml.safe_load(text)
 
 
+#: Pieces a hostile or broken file is made of: YAML's indicators, anchors, tags, merge keys, odd characters.
+PIECES = st.sampled_from(
+    [*"[]{}:,-&*!|>'\"?#%@`\n \t.0a1", "\ud800", "\x00", "\x85", "\ufeff", "<<", "&a ", "*a", "!!binary ", "!!int ",
+     "!!bool ", "!!python/tuple ", "!!set ", "---\n", "...\n", "a: 1\n", "- x\n", "{a: [b]}", "&a {k: v}", "<<: *a\n"]
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(PIECES, max_size=30).map("".join), st.sampled_from([0, 1000]))
+def test_any_text_is_a_value_or_a_refusal_never_another_error(text: str, budget: int) -> None:
+    try:
+        value = loads_yaml_strict(text, max_alias_nodes=budget)
+    except StrictYAMLError:
+        return
+    try:  # what it reads, PyYAML reads the same (what PyYAML refuses it may refuse too: never the other way)
+        expected = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        pytest.fail(f"read {text!r}, which PyYAML refuses")
+    assert repr(value) == repr(expected)
+
+
 def test_the_mapping_s_own_keys_win_over_merged_ones_wherever_they_stand() -> None:
     text = "b: &b {x: 1, y: 1}\nc: &c {y: 2, z: 2}\nd:\n  x: 0\n  <<: [*b, *c]\n  <<: {z: 3}\n"
     assert loads_yaml_strict(text, max_alias_nodes=100)["d"] == yaml.safe_load(text)["d"] == {"x": 0, "y": 1, "z": 3}
@@ -139,6 +160,7 @@ def test_aliases_count_their_nesting() -> None:
     [
         ("a: &e {self: *e}\n", "recursive alias: *e stands inside the node it names"),
         ("a: *nowhere\n", "the alias *nowhere has no anchor &nowhere before it"),
+        ("a: &x 1\nb: &x 2\nc: *x\n", "the anchor &x is defined twice"),
         ("a: &k [1]\nb: {*k : 2}\n", "a mapping key must be a scalar"),
     ],
 )
@@ -153,6 +175,11 @@ def test_scalars_keep_safe_load_s_types() -> None:
     assert loads_yaml_strict(text) == yaml.safe_load(text)
     assert loads_yaml_strict("") is None
     assert loads_yaml_strict(b"a: \xc3\xa9\n") == {"a": "é"}
+
+
+def test_text_with_a_lone_surrogate_is_refused_not_a_unicode_error() -> None:
+    with pytest.raises(StrictYAMLError, match="a lone surrogate \\(U\\+D800\\) at character 3"):
+        loads_yaml_strict("a: \ud800\n")
 
 
 def test_importing_the_package_does_not_import_yaml() -> None:

@@ -39,6 +39,10 @@ _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser
 _MAP_TAGS = frozenset({None, "!", "tag:yaml.org,2002:map"})
 _SEQ_TAGS = frozenset({None, "!", "tag:yaml.org,2002:seq"})
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+#: The safe scalar types (``!!set``, ``!!omap`` and the rest are collections: a scalar with their tag is refused).
+_SCALAR_TAGS = frozenset(
+    f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "binary", "timestamp", "str")
+)
 _QUOTED_OR_BLOCK = frozenset({"|", ">", '"', "'"})
 #: Plain scalars (keys above all) repeat throughout a file: their values are cached, up to this many of this size.
 _PLAIN_CACHE_MAX, _PLAIN_CHARS_MAX = 4096, 64
@@ -87,7 +91,12 @@ def loads_yaml_strict(
     that would pass it, refer to itself or nest past ``max_depth`` is refused. ``document`` names
     what is read in the reasons (``"a cassette"``, ``"a provider spec"``).
     """
-    loader = _Loader(data)
+    try:
+        loader = _Loader(data)
+    except UnicodeEncodeError as exc:  # text with a lone surrogate: no YAML parser reads it
+        raise StrictYAMLError(
+            f"a lone surrogate (U+{ord(exc.object[exc.start]):04X}) at character {exc.start}"
+        ) from None
     try:
         return _Builder(loader, max_depth, max_alias_nodes, document).build()
     except yaml.MarkedYAMLError as exc:
@@ -194,7 +203,7 @@ class _Builder:
                     "a merge key '<<' is only allowed as a mapping's key", event.start_mark, kind="merge"
                 )
             return _MERGE
-        construct = self.loader.yaml_constructors.get(tag)
+        construct = self.loader.yaml_constructors.get(tag) if tag in _SCALAR_TAGS else None
         if construct is None:
             raise StrictYAMLError(f"the tag {tag!r} is not allowed in {self.document}", event.start_mark, kind="tag")
         node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
@@ -242,6 +251,9 @@ class _Builder:
     def _anchor(self, event: Any) -> None:
         if not self.budget:
             raise self._no_alias(event)
+        name = event.anchor
+        if name in self.anchors or name in self.open_anchors:  # PyYAML refuses it too: which one would *name be?
+            raise StrictYAMLError(f"the anchor &{name} is defined twice", event.start_mark, kind="alias")
 
     def _no_alias(self, event: Any) -> StrictYAMLError:
         return StrictYAMLError(
