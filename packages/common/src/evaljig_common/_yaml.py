@@ -124,6 +124,8 @@ class _Frame:
 
 
 class _Builder:
+    """One document's values, built from the parser's events with the rules of :func:`loads_yaml_strict`."""
+
     def __init__(self, loader: Any, max_depth: int, max_alias_nodes: int, document: str) -> None:
         self.loader = loader
         self.max_depth, self.budget, self.document = max_depth, max_alias_nodes, document
