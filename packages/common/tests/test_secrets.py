@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import pytest
 
-from evaljig_common import credential_values, find_secret, joined_streams, secret_spellings
+from evaljig_common import credential_params, credential_values, find_secret, joined_streams, secret_spellings
 
 KEY = "sk-live/Ab+Cd=Ef_0123456789xyz"  # '/', '+', '=' and '_': every encoding changes something
 SECRETS = {"the upstream key ($OPENAI_API_KEY)": KEY}
@@ -160,3 +160,19 @@ def test_streams_are_not_joined_across_done() -> None:
 )
 def test_credential_headers_are_read_whatever_the_scheme_case(header: str, expected: list[str]) -> None:
     assert credential_values(header) == expected
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("api_key=1&key=2&token=3&apikey=4", ["api_key", "key", "token", "apikey"]),
+        ("Api-Key=1&ACCESS_TOKEN=2&access-token=3", ["Api-Key", "ACCESS_TOKEN", "access-token"]),
+        ("api%5Fkey=1&sig=2&sv=2024-01-01&signature=3", ["api_key", "sig", "signature"]),  # percent-decoded names
+        ("auth=&password=x&secret=y&x=1", ["auth", "password", "secret"]),  # a blank value still names one
+        ("key=1&key=2", ["key"]),
+        ("max_tokens=5&keys=1&tokenizer=x&monkey=1", []),  # whole names only
+        ("", []),
+    ],
+)
+def test_credential_params_name_what_carries_a_credential_however_spelled(query: str, expected: list[str]) -> None:
+    assert credential_params(query) == expected

@@ -103,7 +103,9 @@ SECRET = "sk-live-do-not-echo-1234"
         (f"http://user:{SECRET}@127.0.0.1:8000/v1", "must not carry credentials (user:password@host)"),
         (f"http://{SECRET}@127.0.0.1:8000/v1", "must not carry credentials (user:password@host)"),
         (f"http://127.0.0.1:8000/v1?api_key={SECRET}", "must not carry credentials (query parameter api_key)"),
-        (f"https://host/v1?x=1&Key={SECRET}", "must not carry credentials (query parameter key)"),
+        (f"https://host/v1?x=1&Key={SECRET}", "must not carry credentials (query parameter Key)"),
+        (f"https://host/v1?access-token={SECRET}", "must not carry credentials (query parameter access-token)"),
+        (f"https://host/v1?api%5Fkey={SECRET}", "must not carry credentials (query parameter api_key)"),
         (f"https://host/v1?token={SECRET}", "must not carry credentials (query parameter token)"),
     ],
 )

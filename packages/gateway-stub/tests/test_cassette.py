@@ -257,3 +257,16 @@ def test_credentials_by_name_in_query_or_body_are_refused(tmp_path: Path) -> Non
     with pytest.raises(CassetteError, match=r"interactions\[0\].request.body has a field 'api_key'"):
         write_cassette(path, [leaky])
     assert not path.exists()
+
+
+@pytest.mark.parametrize(
+    ("query", "name"),
+    [("sig=abc&sv=2024", "sig"), ("API%5FKEY=abc", "API_KEY"), ("x=1&Access-Token=abc", "Access-Token")],
+)
+def test_a_credential_parameter_from_the_shared_list_is_refused_however_spelled(
+    tmp_path: Path, query: str, name: str
+) -> None:
+    """The list and the reading a provider spec's base_url gets (evaljig-common's credential_params)."""
+    with pytest.raises(CassetteError, match=rf"request.uri has a query parameter '{name}' \(credentials"):
+        write_cassette(tmp_path / "c.yaml", [_exchange(path=f"/v1/chat/completions?{query}")])
+    assert not (tmp_path / "c.yaml").exists()

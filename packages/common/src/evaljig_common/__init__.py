@@ -23,13 +23,22 @@ from evaljig_common._lock import exclusive_lock
 from evaljig_common._offline import OFFLINE_ENV
 from evaljig_common._records import RECORD_KEY, valid_text
 from evaljig_common._runid import claim_run, explicit_run_id, run_id, safe_segment
-from evaljig_common._secrets import SecretHit, credential_values, find_secret, joined_streams, secret_spellings
+from evaljig_common._secrets import (
+    CREDENTIAL_PARAMS,
+    SecretHit,
+    credential_params,
+    credential_values,
+    find_secret,
+    joined_streams,
+    secret_spellings,
+)
 
 if TYPE_CHECKING:  # imported on first use (lazy_exports): it needs PyYAML
     from evaljig_common._yaml import MAX_YAML_DEPTH, StrictYAMLError, loads_yaml_strict
 
 __all__ = [
     "CANONICAL_BASE_URL",
+    "CREDENTIAL_PARAMS",
     "MAX_INT_DIGITS",
     "MAX_JSON_DEPTH",
     "MAX_YAML_DEPTH",
@@ -42,6 +51,7 @@ __all__ = [
     "StrictJSONError",
     "StrictYAMLError",
     "claim_run",
+    "credential_params",
     "credential_values",
     "depth_exceeds",
     "exchange_paths",

@@ -13,6 +13,8 @@ between base64 characters removed), so mixed spellings are found too, and it joi
 every streamed answer (``data:`` events: chat deltas, completions text, tool-call arguments,
 Responses deltas) before looking again. :func:`credential_values` reads a credential header the
 way a server does: the scheme (``Bearer``, ``BEARER``, ``Token``, ``Basic``...) in any case.
+:func:`credential_params` names the query parameters that carry a credential by their name (a
+provider spec's ``base_url``, a recorded request's URI: one list for both).
 
 The config service's scrubber, the gateway's cassette writer and the fixture builder's cassette
 recorder all use these: one answer to "does this hold the key?".
@@ -28,7 +30,13 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, quote_plus
+from urllib.parse import parse_qsl, quote, quote_plus
+
+#: Query parameter names that carry a credential (lower-case, ``-`` read as ``_``): API keys, OAuth and
+#: bearer tokens, basic-auth passwords, shared-access signatures (Azure's ``sig``).
+CREDENTIAL_PARAMS = frozenset(
+    {"api_key", "apikey", "key", "token", "access_token", "auth", "password", "secret", "sig", "signature"}
+)
 
 #: MIME base64 (RFC 2045) breaks lines after this many characters.
 MIME_LINE = 76
@@ -319,3 +327,16 @@ def credential_values(header_value: str) -> list[str]:
         if ":" in pair:
             out.append(pair.split(":", 1)[1])
     return [item for item in out if item]
+
+
+def credential_params(query: str) -> list[str]:
+    """The parameters of a URL's ``query`` that carry a credential by name (:data:`CREDENTIAL_PARAMS`), as given.
+
+    Names are read as a server reads them: percent-decoded (``api%5Fkey``), in any case (``API_KEY``),
+    ``-`` as ``_`` (``api-key``). Each name is listed once, in the order it first appears.
+    """
+    found: dict[str, None] = {}
+    for name, _ in parse_qsl(query, keep_blank_values=True):
+        if name.strip().lower().replace("-", "_") in CREDENTIAL_PARAMS:
+            found.setdefault(name, None)
+    return list(found)

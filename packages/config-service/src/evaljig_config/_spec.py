@@ -14,15 +14,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from evaljig_common import credential_params
 from evaljig_config._errors import ConfigError
 from evaljig_config._spec_files import read_mapping
 
 _ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
 OPENAI_COMPATIBLE_PREFIX = "openai/"
-#: Query parameters that carry a credential; a base_url holding one would put the key in files and logs.
-CREDENTIAL_PARAMS = frozenset(
-    {"api_key", "api-key", "apikey", "key", "token", "access_token", "auth", "password", "secret", "sig", "signature"}
-)
 #: No model has a context anywhere near this; a bigger value is a typo.
 MAX_MODEL_LENGTH_LIMIT = 10_000_000
 #: ``strict``: ``concurrency: true`` or ``timeout: "30"`` is a mistake, not a number.
@@ -147,8 +144,7 @@ def check_base_url(value: str) -> str:
         raise ValueError(
             "must not carry credentials (user:password@host); name the key's environment variable in 'api_key_env'"
         )
-    params = {name.lower() for name, _ in urllib.parse.parse_qsl(parts.query, keep_blank_values=True)}
-    secret_params = sorted(params & CREDENTIAL_PARAMS)
+    secret_params = credential_params(parts.query)  # evaljig-common's list: the cassette writer refuses the same
     if secret_params:
         raise ValueError(
             f"must not carry credentials (query parameter {', '.join(secret_params)}); "

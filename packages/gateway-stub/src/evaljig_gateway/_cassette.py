@@ -37,6 +37,7 @@ from evaljig_common import (
     CANONICAL_BASE_URL,
     EvaljigError,
     StrictYAMLError,
+    credential_params,
     find_secret,
     loads_yaml_strict,
     write_bytes_atomic,
@@ -55,8 +56,7 @@ KEPT_RESPONSE_HEADERS = frozenset({"content-type", "retry-after", "retry-after-m
 KEPT_RESPONSE_HEADER_PREFIX = "x-ratelimit-"
 SSE_TYPE = "text/event-stream"
 
-#: Query parameters and body fields that hold credentials by name.
-_SECRET_QUERY = re.compile(r"(?i)^(api[-_]?key|key|access[-_]?token|token)$")
+#: Body fields that hold credentials by name (query parameters: evaljig-common's ``credential_params``).
 _SECRET_FIELD = re.compile(r"(?i)^(api[-_]?key|access[-_]?token)$")
 #: Characters a YAML loader turns into a plain newline inside a block scalar (they would not round-trip).
 _BLOCK_UNSAFE = re.compile("[\r\x85\u2028\u2029]")
@@ -344,16 +344,16 @@ def write_items(
 
 
 def check_names(path: Path | str, exchanges: Sequence[Exchange]) -> None:
-    """Credentials by name: a query parameter like ``api_key``/``token``, a body field like ``api_key``."""
+    """Credentials by name: a query parameter like ``api_key``/``token``/``sig`` (evaljig-common's
+    ``credential_params``, the list a provider spec's ``base_url`` is checked against), a body field
+    like ``api_key``."""
     for index, exchange in enumerate(exchanges):
-        query = urlsplit(exchange.path).query
-        for pair in query.split("&") if query else ():
-            name = pair.split("=", 1)[0]
-            if _SECRET_QUERY.match(name):
-                raise CassetteError(
-                    f"{path}: refusing to write the cassette: interactions[{index}].request.uri has a query "
-                    f"parameter '{name}' (credentials are never recorded)"
-                )
+        named = credential_params(urlsplit(exchange.path).query)
+        if named:
+            raise CassetteError(
+                f"{path}: refusing to write the cassette: interactions[{index}].request.uri has a query "
+                f"parameter '{named[0]}' (credentials are never recorded)"
+            )
         found = _secret_field(request_json(exchange.request_body))
         if found is not None:
             raise CassetteError(
