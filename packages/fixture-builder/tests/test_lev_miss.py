@@ -94,3 +94,31 @@ def test_every_failed_lev_case_leaves_its_debug_files(
     cases = [json.loads(p.read_text()) for p in (pytester.path / "reports").rglob("case.json")]
     assert [doc["source"]["case_id"] for doc in cases] == ["test_lev_broken"]  # a passing plain test costs nothing
     assert "run1-subprocess-stdout-tail.txt" in {a["name"] for a in cases[0]["artifacts"]}
+
+
+WARNING_TESTS = """
+import warnings
+
+
+def _third_party():
+    warnings.warn("Deprecated argument(s) used in 'list_models': model_name.", FutureWarning)
+    warnings.warn("Item 'index' on TypedDict class 'X' is using the `ReadOnly` qualifier.", UserWarning)
+
+
+def test_a_lev_case(lev_trace):
+    _third_party()
+
+
+def test_any_other_test():
+    _third_party()
+"""
+
+
+def test_lighteval_s_own_warnings_are_hidden_in_lev_cases_only(pytester: pytest.Pytester) -> None:
+    """lighteval 0.13 and litellm warn from their own code in every in-process LEV run; a team cannot act on it."""
+    pytester.makepyfile(test_inner=WARNING_TESTS)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:randomly")
+    result.assert_outcomes(passed=2, warnings=2)
+    summary = result.stdout.str().split("warnings summary", 1)[1]
+    assert "test_any_other_test" in summary
+    assert "test_a_lev_case" not in summary

@@ -29,6 +29,14 @@ if TYPE_CHECKING:  # imported by the fixtures on first use: this module loads in
     from evaljig_fixtures._lev_harness import LevDataset, LevTrace
     from evaljig_gateway import Gateway
 
+#: What lighteval 0.13 and litellm warn about from their own code when a LEV case runs lighteval in-process
+#: (``lev_trace.python``): lighteval's task registry calls huggingface_hub with a deprecated argument, and
+#: pydantic warns about litellm's typing. Nothing a team can act on, and 11 lines in every LEV run's summary:
+#: a case that uses ``lev_trace`` does not show them (``pytest.mark.filterwarnings``; other tests still do).
+THIRD_PARTY_WARNINGS = (
+    "ignore:Deprecated argument.s. used in 'list_models':FutureWarning",
+    "ignore:.*is using the .ReadOnly. qualifier:UserWarning",
+)
 PROVIDER_INI = "lev_provider"
 DATASET_INI = "lev_dataset"
 SUMMARY_KEY = "lev"
@@ -48,6 +56,14 @@ DatasetLoader = Callable[[Path], "LevDataset"]
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini(PROVIDER_INI, "evaljig LEV harness: the provider spec (.json/.yaml) the lev_provider fixture loads")
     parser.addini(DATASET_INI, "evaljig LEV harness: the dataset package (.zip) the lev_dataset fixture extracts")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Hide :data:`THIRD_PARTY_WARNINGS` in the cases that run lighteval (those using ``lev_trace``)."""
+    for item in items:
+        if "lev_trace" in getattr(item, "fixturenames", ()):
+            for spec in THIRD_PARTY_WARNINGS:
+                item.add_marker(pytest.mark.filterwarnings(spec))
 
 
 def _ini_path(config: pytest.Config, name: str, fixture: str) -> Path:
