@@ -116,6 +116,7 @@ def test_any_other_test():
 
 def test_lighteval_s_own_warnings_are_hidden_in_lev_cases_only(pytester: pytest.Pytester) -> None:
     """lighteval 0.13 and litellm warn from their own code in every in-process LEV run; a team cannot act on it."""
+    pytester.makeini("[pytest]\n")  # its own rootdir: not evaljig's pyproject, which filters these two as well
     pytester.makepyfile(test_inner=WARNING_TESTS)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:randomly")
     result.assert_outcomes(passed=2, warnings=2)
