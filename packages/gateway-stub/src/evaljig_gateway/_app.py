@@ -402,16 +402,8 @@ class GatewayApp:
 
     def _failure(self, status: int, model: str, attempt: int) -> GatewayError:
         ms = self.retry_after_ms
-        headers = [(b"retry-after-ms", str(ms).encode()), (b"retry-after", str(-(-ms // 1000)).encode())]
+        headers = self._retry_headers({b"requests": 60, b"tokens": 150000} if status == 429 else {})
         if status == 429:
-            headers += [
-                (b"x-ratelimit-limit-requests", b"60"),
-                (b"x-ratelimit-remaining-requests", b"0"),
-                (b"x-ratelimit-reset-requests", f"{ms}ms".encode()),
-                (b"x-ratelimit-limit-tokens", b"150000"),
-                (b"x-ratelimit-remaining-tokens", b"0"),
-                (b"x-ratelimit-reset-tokens", f"{ms}ms".encode()),
-            ]
             message = (
                 f"Rate limit reached for {model} in organization org-evaljig on requests per min (RPM): "
                 f"Limit 60, Used 60, Requested 1. Please try again in {ms}ms. (evaljig gateway, call {attempt})"
@@ -432,19 +424,26 @@ class GatewayApp:
             self.windows.spend(model, tokens, epoch)
             return
         ms = self.retry_after_ms
-        headers = [
-            (b"retry-after-ms", str(ms).encode()),
-            (b"retry-after", str(-(-ms // 1000)).encode()),
-            (b"x-ratelimit-limit-tokens", str(limit).encode()),
-            (b"x-ratelimit-remaining-tokens", b"0"),
-            (b"x-ratelimit-reset-tokens", f"{ms}ms".encode()),
-        ]
+        headers = self._retry_headers({b"tokens": limit})
         message = (
             f"Rate limit reached for {model} in organization org-evaljig on tokens per min (TPM): Limit {limit}, "
             f"Used {used}, Requested {tokens}. Please try again in {ms}ms. "
             "Visit https://platform.openai.com/account/rate-limits to learn more."
         )
         raise GatewayError(429, message, headers=headers, type="tokens")  # code: rate_limit_exceeded, as every 429
+
+    def _retry_headers(self, limits: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
+        """The headers of a 429 or 500: the wait it asks for (``retry-after`` in whole seconds, rounded up), and
+        OpenAI's ``x-ratelimit-*-<unit>`` trio (that limit, none left, reset after the wait) for each of ``limits``."""
+        ms = self.retry_after_ms
+        headers = [(b"retry-after-ms", str(ms).encode()), (b"retry-after", str(-(-ms // 1000)).encode())]
+        for unit, limit in limits.items():
+            headers += [
+                (b"x-ratelimit-limit-" + unit, str(limit).encode()),
+                (b"x-ratelimit-remaining-" + unit, b"0"),
+                (b"x-ratelimit-reset-" + unit, f"{ms}ms".encode()),
+            ]
+        return headers
 
     def _control(self, method: str, path: str, scope: Scope) -> Reply:
         """Model listing and the gateway's own ``/_gateway/*`` endpoints."""
