@@ -110,11 +110,11 @@ class OutputBudget:
     a schema or pattern that asks for too much is stopped at the budget, never after doing it all.
     """
 
-    __slots__ = ("_chars", "_steps", "max_chars", "max_steps")
+    __slots__ = ("chars_left", "max_chars", "max_steps", "steps_left")
 
     def __init__(self, max_chars: int, max_steps: int) -> None:
         self.max_chars, self.max_steps = max_chars, max_steps
-        self._chars, self._steps = max_chars, max_steps
+        self.chars_left, self.steps_left = max_chars, max_steps
 
     @classmethod
     def of(cls, limits: Limits | None = None) -> OutputBudget:
@@ -122,25 +122,17 @@ class OutputBudget:
         limits = limits if limits is not None else _DEFAULT_LIMITS
         return cls(limits.max_generated_chars, limits.max_generation_steps)
 
-    @property
-    def chars_left(self) -> int:
-        return self._chars
-
-    @property
-    def steps_left(self) -> int:
-        return self._steps
-
     def spend_chars(self, count: int) -> None:
-        self._chars -= count
-        if self._chars < 0:
+        self.chars_left -= count
+        if self.chars_left < 0:
             raise BudgetExceededError(
                 f"the answer needs more than the {self.max_chars:,} characters this gateway generates per request "
                 "(evaljig-gateway serve --max-generated-chars)"
             )
 
     def spend_steps(self, count: int) -> None:
-        self._steps -= count
-        if self._steps < 0:
+        self.steps_left -= count
+        if self.steps_left < 0:
             raise BudgetExceededError(
                 f"the schema needs more than the {self.max_steps:,} steps of work this gateway spends per request "
                 "(evaljig-gateway serve --max-generation-steps)"
