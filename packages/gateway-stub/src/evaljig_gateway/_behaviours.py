@@ -74,7 +74,6 @@ BEHAVIOUR_TABLE: tuple[tuple[str, str], ...] = (
     ("unknown-tool", "a tool call names a tool that was not offered (evaljig_unknown_tool)"),
 )
 
-_FAIL_N = re.compile(r"(?<![a-z0-9])fail-(\d+)(?![a-z0-9])")
 #: Every behaviour token as a whole word, with a separator on either side (``base_model`` removes them).
 _TOKEN = re.compile(
     r"([-_.]?)(?<![a-z0-9])(?:fail-once|fail-\d+|always-fail|rate-limit|slow-\d+|stall|malformed|bad-request"
@@ -82,11 +81,11 @@ _TOKEN = re.compile(
     r"(?![a-z0-9])([-_.]?)",
     re.IGNORECASE,
 )
-_SLOW = re.compile(r"(?<![a-z0-9])slow-(\d+)(?![a-z0-9])")
 _WORDS = ("reasoning", "think-empty", "length", "bad-tool-args", "unknown-tool")
 _WORD = {word: re.compile(rf"(?<![a-z0-9]){word}(?![a-z0-9])") for word in _WORDS}
 _NUMBERED = {
-    word: re.compile(rf"(?<![a-z0-9]){word}-(\d+)(?![a-z0-9])") for word in ("cut", "drop", "garble", "context", "tpm")
+    word: re.compile(rf"(?<![a-z0-9]){word}-(\d+)(?![a-z0-9])")
+    for word in ("fail", "slow", "cut", "drop", "garble", "context", "tpm")
 }
 
 ALWAYS = -1
@@ -142,22 +141,20 @@ class Behaviour:
 def behaviour_for(model: str) -> Behaviour:
     """Parse a model name into its behaviour (cached: this sits on the hot path)."""
     name = model.lower()
-    fail_first = 0
+    numbers = {word: int(m.group(1)) if (m := rx.search(name)) else None for word, rx in _NUMBERED.items()}
     if "always-fail" in name:
         fail_first = ALWAYS
     elif "fail-once" in name:
         fail_first = 1
-    elif match := _FAIL_N.search(name):
-        fail_first = int(match.group(1))
+    else:
+        fail_first = numbers["fail"] or 0
     rate_limited = "rate-limit" in name
     if rate_limited and fail_first == 0:
         fail_first = ALWAYS
-    slow = _SLOW.search(name)
-    numbers = {word: int(m.group(1)) if (m := rx.search(name)) else None for word, rx in _NUMBERED.items()}
     behaviour = Behaviour(
         fail_first=fail_first,
         failure_status=429 if rate_limited else 500,
-        delay_ms=int(slow.group(1)) if slow else 0,
+        delay_ms=numbers["slow"] or 0,
         stall="stall" in name,
         malformed="malformed" in name,
         bad_request="bad-request" in name,
