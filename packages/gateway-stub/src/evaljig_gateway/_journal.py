@@ -129,17 +129,15 @@ def call_json(call: Call) -> bytes:
 
 def retry_after_of(headers: Sequence[tuple[bytes, bytes]]) -> int | None:
     """The wait an answer's headers ask for, in ms: ``retry-after-ms``, else ``retry-after`` in whole seconds."""
-    millis = seconds = None
+    millis = seconds = b""
     for name, value in headers:  # the last of a name counts, as in a dict of them
         if name == b"retry-after-ms":
             millis = value
         elif name == b"retry-after":
             seconds = value
-    if millis is not None and millis.isdigit():
+    if millis.isdigit():
         return int(millis)
-    if seconds is not None and seconds.isdigit():
-        return int(seconds) * 1000
-    return None
+    return int(seconds) * 1000 if seconds.isdigit() else None
 
 
 #: What the journal keeps of a call: ``Call``'s fields in order, then what the entry costs (``ENTRY_OVERHEAD``
