@@ -123,10 +123,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _serve(args)
 
 
+def _refuse(message: str) -> int:
+    """Print ``message`` on stderr as the one line of an error; return the exit code of a refusal (2)."""
+    print(f"evaljig-gateway: {message}", file=sys.stderr)
+    return 2
+
+
 def _verdict(args: argparse.Namespace) -> int:
     if args.max_attempts < 1:
-        print(f"evaljig-gateway: --max-attempts must be at least 1, got {args.max_attempts}", file=sys.stderr)
-        return 2
+        return _refuse(f"--max-attempts must be at least 1, got {args.max_attempts}")
     try:
         if args.journal is not None:
             entries: list[Any] = load_journal_file(args.journal)
@@ -141,8 +146,7 @@ def _verdict(args: argparse.Namespace) -> int:
             if args.url is not None
             else "pass a journal written by 'evaljig-gateway serve --journal' (this version)"
         )
-        print(f"evaljig-gateway: verdict: {exc}; fix: {fix}", file=sys.stderr)
-        return 2
+        return _refuse(f"verdict: {exc}; fix: {fix}")
     if args.json:
         sys.stdout.write(json.dumps(result.as_dict(), indent=2) + "\n")
     else:
@@ -166,8 +170,7 @@ def _fetch_calls(where: str) -> list[Any]:
 
 def _serve(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
-        print(f"evaljig-gateway: --port must be between 0 and 65535, got {args.port}", file=sys.stderr)
-        return 2
+        return _refuse(f"--port must be between 0 and 65535, got {args.port}")
     try:
         answers = load_answer_key(args.answers) if args.answers else None
         gateway = Gateway(
@@ -194,8 +197,7 @@ def _serve(args: argparse.Namespace) -> int:
             retry_after_ms=args.retry_after_ms,
         ).start()
     except (AnswerKeyError, CassetteError, GatewayStartError, ValueError, OSError) as exc:
-        print(f"evaljig-gateway: {exc}", file=sys.stderr)
-        return 2
+        return _refuse(str(exc))
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda _signum, _frame: stop.set())
@@ -208,8 +210,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         gateway.stop()  # held requests are answered and journaled before this returns, so they are counted
     except CassetteError as exc:
-        print(f"evaljig-gateway: {exc}", file=sys.stderr)
-        return 2
+        return _refuse(str(exc))
     dropped = f"; the journal dropped its {gateway.dropped} oldest" if gateway.dropped else ""
     print(f"stopped after {gateway.served} call(s){dropped}", flush=True)
     tape = gateway.tape
