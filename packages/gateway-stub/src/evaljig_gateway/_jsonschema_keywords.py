@@ -36,7 +36,6 @@ import uuid
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -53,28 +52,8 @@ KEYWORD_STEPS = 5
 REF_STEPS = 10
 
 
-@dataclass(slots=True)
-class _State:
-    budget: OutputBudget
-    drawn: set[tuple[str, str]]
-
-
-def _is_date(value: object) -> bool:
-    return not isinstance(value, str) or (len(value) == 10 and bool(datetime.date.fromisoformat(value)))
-
-
-def _is_date_time(value: object) -> bool:
-    return not isinstance(value, str) or ("T" in value and bool(datetime.datetime.fromisoformat(value)))
-
-
-def _is_time(value: object) -> bool:
-    return not isinstance(value, str) or bool(datetime.time.fromisoformat(value))
-
-
-def _is_email(value: object) -> bool:
+def _is_email(value: str) -> bool:
     """``local@host.tld``: one ``@``, no white space, a lower-case ASCII top-level label."""
-    if not isinstance(value, str):
-        return True
     local, _, domain = value.partition("@")
     host, dot, tld = domain.rpartition(".")
     spaced = any(c.isspace() for c in value)
@@ -88,47 +67,43 @@ def _is_email(value: object) -> bool:
     )
 
 
-def _is_uri(value: object) -> bool:
-    parts = urlsplit(value) if isinstance(value, str) else None
-    return parts is None or bool(parts.scheme and parts.netloc)
+def _is_uri(value: str) -> bool:
+    parts = urlsplit(value)
+    return bool(parts.scheme and parts.netloc)
 
 
-def _is_uuid(value: object) -> bool:
-    return not isinstance(value, str) or bool(uuid.UUID(value))
-
-
-def _is_ipv4(value: object) -> bool:
-    return not isinstance(value, str) or bool(ipaddress.IPv4Address(value))
-
-
-def _is_ipv6(value: object) -> bool:
-    return not isinstance(value, str) or bool(ipaddress.IPv6Address(value))
+#: The formats the generator makes, each a check of a string (a ``ValueError`` fails it too).
+_FORMAT_CHECKS: dict[str, Callable[[str], object]] = {
+    "date": lambda value: len(value) == 10 and datetime.date.fromisoformat(value),
+    "date-time": lambda value: "T" in value and datetime.datetime.fromisoformat(value),
+    "time": datetime.time.fromisoformat,
+    "email": _is_email,
+    "uri": _is_uri,
+    "uuid": uuid.UUID,
+    "ipv4": ipaddress.IPv4Address,
+    "ipv6": ipaddress.IPv6Address,
+}
 
 
 def _format_checker() -> Any:
     """The formats the generator makes, asserted rather than annotations: clients parse them (pydantic's
-    ``date``, ``UUID``, ``EmailStr``), so a 200 must hold one. Each check is linear, with no regex engine."""
+    ``date``, ``UUID``, ``EmailStr``), so a 200 must hold one. Each check is linear, with no regex engine;
+    a value that is not a string passes (``type`` judges it)."""
     checker = jsonschema.FormatChecker(formats=())
-    checks = {
-        "date": _is_date,
-        "date-time": _is_date_time,
-        "time": _is_time,
-        "email": _is_email,
-        "uri": _is_uri,
-        "uuid": _is_uuid,
-        "ipv4": _is_ipv4,
-        "ipv6": _is_ipv6,
-    }
-    for name, check in checks.items():
-        checker.checks(name, raises=ValueError)(check)
+    for name, check in _FORMAT_CHECKS.items():
+        checker.checks(name, raises=ValueError)(_on_strings(check))
     return checker
+
+
+def _on_strings(check: Callable[[str], object]) -> Callable[[object], bool]:
+    return lambda value: not isinstance(value, str) or bool(check(value))
 
 
 _ASSERTED_FORMATS = _format_checker()
 
 
-#: The checking :class:`Checker`'s state: ``jsonschema`` passes its keyword functions nothing of ours.
-_STATE: ContextVar[_State] = ContextVar("evaljig_gateway_jsonschema_keywords")
+#: The :class:`Checker` at work (its budget, the strings drawn): jsonschema passes keyword functions nothing of ours.
+_CHECKING: ContextVar[Checker] = ContextVar("evaljig_gateway_jsonschema_keywords")
 
 
 class _UnknownMatchError(jsonschema.ValidationError):  # type: ignore[misc]
@@ -147,7 +122,7 @@ class _UndecidedError(_UnknownMatchError):
 def _pattern(validator: Validator, pattern: Any, instance: Any, schema: Any) -> Iterator[jsonschema.ValidationError]:
     if not validator.is_type(instance, "string"):
         return
-    if (pattern, instance) in _STATE.get().drawn:
+    if (pattern, instance) in _CHECKING.get().drawn:
         return
     yield _UnknownMatchError(
         f"{instance[:40]!r} was not drawn for the pattern {pattern!r}, so it is not known to match "
@@ -182,9 +157,16 @@ def _beside_patterns(
     return checked
 
 
+def _nested(error: Any) -> Iterator[Any]:
+    """``error`` and the errors its context holds, depth first."""
+    yield error
+    for inner in error.context or ():
+        yield from _nested(inner)
+
+
 def _tainted(error: Any) -> bool:
     """Whether ``error`` may be due to a string not known to match a pattern (it or an error in its context)."""
-    return isinstance(error, _UnknownMatchError) or any(_tainted(e) for e in error.context or ())
+    return any(isinstance(e, _UnknownMatchError) for e in _nested(error))
 
 
 def _verdict(validator: Validator, schema: Any, instance: Any) -> bool | None:
@@ -256,7 +238,7 @@ def _counted(name: str, keyword: Callable[..., Any]) -> Callable[..., Any]:
 
     def counted(validator: Validator, value: Any, instance: Any, schema: Any) -> Any:
         extra = len(value) if isinstance(value, (list, Mapping)) else 0
-        _STATE.get().budget.spend_steps(steps + extra)
+        _CHECKING.get().budget.spend_steps(steps + extra)
         return keyword(validator, value, instance, schema)
 
     return counted
@@ -302,7 +284,8 @@ class Checker:
 
     def __init__(self, root: Any, budget: OutputBudget, drawn: set[tuple[str, str]]) -> None:
         self._validator = _validator_class(root)(root, format_checker=_ASSERTED_FORMATS)
-        self._state = _State(budget, drawn)
+        self.budget = budget
+        self.drawn = drawn
 
     def first_error(self, value: Any, schema: Any = None) -> tuple[str, tuple[Any, ...]] | None:
         """The first reason ``value`` is not an instance of ``schema`` (the root when None), or None.
@@ -312,7 +295,7 @@ class Checker:
         :class:`~evaljig_gateway._limits.BudgetExceededError` when checking costs more than is left;
         :class:`UncheckableError` when it would need a regex on the value or the schema breaks ``jsonschema``.
         """
-        token = _STATE.set(self._state)
+        token = _CHECKING.set(self)
         try:
             validator = self._validator if schema is None else self._validator.evolve(schema=schema)
             error = next(iter(validator.iter_errors(value)), None)
@@ -325,21 +308,10 @@ class Checker:
         except Exception as exc:  # a schema jsonschema itself chokes on (a string where a number belongs)
             raise UncheckableError(f"the schema cannot be checked: {type(exc).__name__}: {exc}") from None
         finally:
-            _STATE.reset(token)
+            _CHECKING.reset(token)
         if error is None:
             return None
-        undecided = _first_undecided(error)
+        undecided = next((e for e in _nested(error) if isinstance(e, _UndecidedError)), None)
         if undecided is not None:  # the verdict hangs on an unknown match: the gateway cannot vouch either way
             raise UncheckableError(undecided.message)
         return error.message, tuple(error.absolute_schema_path)
-
-
-def _first_undecided(error: Any) -> _UndecidedError | None:
-    """``error`` itself, else the first undecided verdict its context holds (depth first), else None."""
-    if isinstance(error, _UndecidedError):
-        return error
-    for inner in error.context or ():
-        found = _first_undecided(inner)
-        if found is not None:
-            return found
-    return None
