@@ -8,27 +8,21 @@ they are.
 from __future__ import annotations
 
 import hashlib
-import random
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from evaljig_gateway import _content, _regex_sample
 from evaljig_gateway._errors import GatewayError, invalid
 from evaljig_gateway._limits import BudgetExceededError, OutputBudget
-from evaljig_gateway._schema_instance import instance_json
-from evaljig_gateway._script import Turn
-from evaljig_gateway._tool_choice import Tool
+from evaljig_gateway._schema_instance import instance_json, seeded_rng
+from evaljig_gateway._script import ScriptedCall, Turn
 
+if TYPE_CHECKING:  # _tool_choice imports conversation_seed from here
+    from evaljig_gateway._tool_choice import Tool
 
-@dataclass(frozen=True, slots=True)
-class Call:
-    """One call to answer: ``payload`` is a function's JSON arguments or a custom tool's input text."""
-
-    kind: str
-    name: str
-    payload: str
+#: One call to answer, generated or scripted: ``payload`` is a function's JSON arguments or a custom tool's input text.
+Call = ScriptedCall
 
 
 def conversation_seed(messages: list[dict[str, Any]]) -> str:
@@ -46,7 +40,7 @@ def generated_calls(tools: list[Tool], seed: str, index: int, budget: OutputBudg
 
 
 def scripted_calls(turn: Turn) -> list[Call]:
-    return [Call(c.kind, c.name, c.payload) for c in turn.calls]
+    return list(turn.calls)
 
 
 def _generated(tool: Tool, seed: str, budget: OutputBudget) -> Call:
@@ -60,10 +54,9 @@ def _generated(tool: Tool, seed: str, budget: OutputBudget) -> Call:
 def _custom_input(tool: Tool, seed: str, budget: OutputBudget) -> str:
     """Free text, or a string matching a ``regex`` grammar (a ``lark`` grammar gets free text)."""
     if tool.grammar and tool.grammar[0] == "regex":
-        rng = random.Random(int.from_bytes(hashlib.sha256(seed.encode()).digest()[:8], "big"))
         param = f"{tool.where}.format.grammar.definition"
         try:
-            sample = _regex_sample.sample(f"^(?:{tool.grammar[1]})$", rng, budget)
+            sample = _regex_sample.sample(f"^(?:{tool.grammar[1]})$", seeded_rng(seed), budget)
             budget.spend_chars(len(sample))
         except (_regex_sample.RegexError, BudgetExceededError) as exc:
             raise invalid(param, str(exc)) from None

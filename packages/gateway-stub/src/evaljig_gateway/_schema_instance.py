@@ -130,14 +130,14 @@ def instance_json(schema: Any, *, seed: str, budget: OutputBudget, param: str) -
         raise invalid(param, f"holds a value JSON output cannot carry: {exc}") from None
 
 
-def _rng(seed: str) -> random.Random:
+def seeded_rng(seed: str) -> random.Random:
     return random.Random(int.from_bytes(hashlib.sha256(seed.encode()).digest()[:8], "big"))
 
 
 class _Generator:
     def __init__(self, root: Mapping[str, Any] | bool, seed: str, budget: OutputBudget) -> None:
         self._root = root
-        self._rng = _rng(seed)
+        self._rng = seeded_rng(seed)
         self._refs: list[str] = []
         self._budget = budget
         self.where = "#"
@@ -171,7 +171,7 @@ class _Generator:
 
     def _const(self, schema: Mapping[str, Any], where: str) -> Any:
         value = schema["const"]
-        rest = {k: v for k, v in schema.items() if k != "const" and _constrains(k) and k not in _STRUCTURE}
+        rest = _beside(schema, "const")
         if rest and not self._fits(value, rest):
             raise SchemaInstanceError(f"{where}/const: {_shown(value)} does not satisfy the keywords beside it")
         return value
@@ -246,7 +246,7 @@ class _Generator:
         if len(self._refs) >= _MAX_REF_STACK:
             raise SchemaInstanceError(f"{where}/$ref: {ref!r} recurses without a finite instance")
         target = self._resolve(ref, where)
-        rest = {k: v for k, v in schema.items() if k not in ("$ref", "$defs", "definitions") and _constrains(k)}
+        rest = _beside(schema, "$ref")
         self._refs.append(str(ref))
         try:
             merged = {"allOf": [target, rest]} if rest else target
@@ -300,7 +300,7 @@ class _Generator:
             index = useful[self._rng.randrange(len(useful))]
         rest = {k: v for k, v in schema.items() if k != key}
         chosen = branches[index]
-        merged = {"allOf": [rest, chosen]} if any(_constrains(k) for k in rest) else chosen
+        merged = {"allOf": [rest, chosen]} if any(k not in _ANNOTATIONS for k in rest) else chosen
         return self.value(merged, f"{where}/{key}/{index}", depth + 1)
 
     def _enum(self, schema: Mapping[str, Any], where: str) -> Any:
@@ -316,7 +316,7 @@ class _Generator:
             ]
             if not options:
                 raise SchemaInstanceError(f"{where}/enum: no value is of type {kinds!r}")
-        rest = {k: v for k, v in schema.items() if k not in ("enum", "type") and _constrains(k) and k not in _STRUCTURE}
+        rest = _beside(schema, "enum", "type")
         if rest:  # minimum, maxLength, pattern... beside the enum: only members that satisfy them will do
             options = [o for o in options if self._fits(o, rest)]
             if not options:
@@ -357,8 +357,7 @@ class _Generator:
         names += [r for r in required if r not in listed]
         most = schema.get("maxProperties")
         if isinstance(most, int) and len(names) > most:
-            names = [n for n in names if n in wanted] + [n for n in names if n not in wanted]
-            names = names[: max(most, len([n for n in names if n in wanted]))]
+            names = sorted(names, key=lambda n: n not in wanted)[: max(most, len(wanted))]  # the required first
         least = schema.get("minProperties")
         if isinstance(least, int) and not isinstance(least, bool):
             # '"k":0,' is 4 characters at the least
@@ -512,9 +511,13 @@ class _Generator:
 # ---------------------------------------------------------------------- helpers
 
 
-def _constrains(key: str) -> bool:
-    """Keywords that change which values are valid (annotations like ``title`` do not)."""
-    return key not in ("title", "description", "default", "examples", "$comment", "$schema", "$id", "deprecated")
+#: Keywords that do not change which values are valid.
+_ANNOTATIONS = ("title", "description", "default", "examples", "$comment", "$schema", "$id", "deprecated")
+
+
+def _beside(schema: Mapping[str, Any], *taken: str) -> dict[str, Any]:
+    """The keywords of ``schema`` but ``taken`` that constrain its values (not annotations, nor ``$defs``)."""
+    return {k: v for k, v in schema.items() if k not in taken and k not in _ANNOTATIONS and k not in _DEFINITIONS}
 
 
 def _merge_into(out: dict[str, Any], member: Mapping[str, Any], where: str) -> None:
@@ -553,8 +556,8 @@ def _merge_into(out: dict[str, Any], member: Mapping[str, Any], where: str) -> N
             out[key] = False
 
 
-#: Keywords that shape containers: a ``const``/``enum`` value is checked against the others only.
-_STRUCTURE = ("$defs", "definitions")
+#: Where subschemas are kept for ``$ref``: no constraint on the value beside them.
+_DEFINITIONS = ("$defs", "definitions")
 
 
 def canonical(value: Any) -> bytes:
@@ -566,8 +569,6 @@ def canonical(value: Any) -> bytes:
 
 
 def _normal(value: Any) -> Any:
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, list):

@@ -19,15 +19,13 @@ every turn and rely on ``tool_choice``: ``required`` or a named tool must get a 
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from evaljig_gateway import _content, _validation
+from evaljig_gateway._assistant import conversation_seed
 from evaljig_gateway._errors import GatewayError, invalid, missing
 from evaljig_gateway._limits import Limits
 
@@ -134,7 +132,7 @@ def calls_for(choice: ToolChoice, messages: list[dict[str, Any]]) -> list[Tool]:
         named = [t for t in named if t in pool]
     if named:
         return named if choice.parallel and not choice.legacy else named[:1]
-    return [pool[_conversation_hash(messages) % len(pool)]]
+    return [pool[int(conversation_seed(messages)[:16], 16) % len(pool)]]  # the digest's first 8 bytes
 
 
 # --------------------------------------------------------------------------- declarations
@@ -284,24 +282,10 @@ def _trie_regex(words: list[str]) -> str:
 
 def _called(messages: list[dict[str, Any]]) -> set[str]:
     """Names of the tools the assistant already called in this conversation."""
-    names: set[str] = set()
+    specs: list[Any] = []
     for message in messages:
-        if message.get("role") != "assistant":
-            continue
-        for call in message.get("tool_calls") or []:
-            if isinstance(call, dict):
-                spec = call.get("function") or call.get("custom")
-                if isinstance(spec, dict) and isinstance(spec.get("name"), str):
-                    names.add(spec["name"])
-        legacy = message.get("function_call")
-        if isinstance(legacy, dict) and isinstance(legacy.get("name"), str):
-            names.add(legacy["name"])
-    return names
-
-
-def _conversation_hash(messages: list[dict[str, Any]]) -> int:
-    try:
-        data = orjson.dumps(messages, option=orjson.OPT_SORT_KEYS)
-    except TypeError:
-        raise GatewayError(400, "The messages cannot be read as JSON.", param="messages") from None
-    return int.from_bytes(hashlib.sha256(data).digest()[:8], "big")
+        if message.get("role") == "assistant":
+            calls = [call for call in message.get("tool_calls") or [] if isinstance(call, dict)]
+            specs += [call.get("function") or call.get("custom") for call in calls]
+            specs.append(message.get("function_call"))
+    return {spec["name"] for spec in specs if isinstance(spec, dict) and isinstance(spec.get("name"), str)}
