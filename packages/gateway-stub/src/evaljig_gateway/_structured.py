@@ -111,28 +111,22 @@ def json_content(fmt: JsonFormat, known: str | None, text: str, seed: str, *, bu
 
     ``budget`` is the request's (shared by its choices).
     """
-    keyed = _parsed(known)
-    if fmt.schema is None and fmt.prompted is not None and not isinstance(keyed, dict):
+    try:
+        keyed = orjson.loads(known or "")  # no key, or an empty answer: not JSON
+    except orjson.JSONDecodeError:
+        keyed = _NOT_JSON
+    if fmt.schema is not None:
+        if keyed is not _NOT_JSON:
+            return str(known)
+        return instance_json(fmt.schema, seed=seed, budget=budget, param=f"{_PARAM}.json_schema.schema")
+    if isinstance(keyed, dict):
+        return str(known)
+    if fmt.prompted is not None:
         try:
             return orjson.dumps(instance_for(fmt.prompted, seed=seed, budget=budget)).decode()
         except (SchemaInstanceError, TypeError):
             pass  # a schema in the prompt is a wish, not the request's contract: any object will do
-    if fmt.schema is None:
-        if isinstance(keyed, dict):
-            return str(known)
-        return orjson.dumps({"answer": known if known is not None else text}).decode()
-    if keyed is not _NOT_JSON:
-        return str(known)
-    return instance_json(fmt.schema, seed=seed, budget=budget, param=f"{_PARAM}.json_schema.schema")
+    return orjson.dumps({"answer": known if known is not None else text}).decode()
 
 
 _NOT_JSON = object()
-
-
-def _parsed(text: str | None) -> Any:
-    if text is None:
-        return _NOT_JSON
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return _NOT_JSON
