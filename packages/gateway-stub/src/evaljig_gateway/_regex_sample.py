@@ -113,7 +113,7 @@ def sample(
     cap = room if max_length is None else min(max_length, room)
     shortest = _shortest(parsed)
     if shortest > cap:
-        if max_length is not None and max_length < room:
+        if cap < room:  # maxLength is the cap, not the budget
             raise RegexError(f"its shortest match has {shortest:,} characters, more than maxLength {max_length}")
         raise BudgetExceededError(
             f"its shortest match has {shortest:,} characters, more than the {room:,} left to generate "
@@ -123,13 +123,12 @@ def sample(
         if min_length > room:
             raise BudgetExceededError(f"minLength {min_length:,} exceeds the {room:,} characters left to generate")
         raise RegexError(f"minLength {min_length} is above maxLength {max_length}")
-    too_long = too_short = dead = 0
+    too_long = too_short = 0
     for stretch in _STRETCH:
         walker = _Walker(rng, stretch, budget, cap)
         try:
             text = walker.run(parsed)
         except _DeadEndError:
-            dead += 1
             continue
         except _TooLongError:
             too_long += 1
@@ -145,7 +144,7 @@ def sample(
                 too_short += 1
                 continue
         return text
-    if too_long and max_length is not None and max_length < room:
+    if too_long and cap < room:
         raise RegexError(f"no string of at most maxLength {max_length} characters matches it")
     if too_long:
         raise BudgetExceededError(f"it needs more than the {room:,} characters left to generate")
