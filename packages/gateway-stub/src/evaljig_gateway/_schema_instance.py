@@ -271,8 +271,7 @@ class _Generator:
                 raise SchemaInstanceError(f"{where}/allOf: members must be schemas (objects or true)")
             if "$ref" in member:
                 target = self._resolve(member["$ref"], f"{where}/allOf")
-                pending.insert(0, {k: v for k, v in member.items() if k != "$ref"})
-                pending.insert(0, target)
+                pending[:0] = [target, {k: v for k, v in member.items() if k != "$ref"}]
                 continue
             if isinstance(member.get("allOf"), list):
                 pending[:0] = member["allOf"]
@@ -297,7 +296,7 @@ class _Generator:
             index = min(range(len(branches)), key=lambda i: (_cost(branches[i], 0, self._budget), i))
         else:
             useful = [i for i, b in enumerate(branches) if not _is_null(b)] or list(range(len(branches)))
-            index = useful[self._rng.randrange(len(useful))]
+            index = self._rng.choice(useful)
         rest = {k: v for k, v in schema.items() if k != key}
         chosen = branches[index]
         merged = {"allOf": [rest, chosen]} if any(k not in _ANNOTATIONS for k in rest) else chosen
@@ -321,7 +320,7 @@ class _Generator:
             options = [o for o in options if self._fits(o, rest)]
             if not options:
                 raise SchemaInstanceError(f"{where}/enum: no member satisfies the keywords beside it")
-        return options[self._rng.randrange(len(options))]
+        return self._rng.choice(options)
 
     def _kind(self, schema: Mapping[str, Any], where: str) -> str:
         kind = schema.get("type")
@@ -332,7 +331,7 @@ class _Generator:
             if self._minimal:
                 return min(kinds, key=lambda k: (k in ("object", "array"), k != "null"))
             useful = [k for k in kinds if k != "null"] or kinds
-            return useful[self._rng.randrange(len(useful))]
+            return self._rng.choice(useful)
         if isinstance(kind, str):
             if kind not in _TYPES:
                 raise SchemaInstanceError(f"{where}/type: {kind!r} is not a JSON type")
@@ -372,9 +371,8 @@ class _Generator:
                     raise SchemaInstanceError(f"{where}/minProperties: more than the declared properties")
                 counter += 1
                 name = f"extra_{counter}"
-                if name not in taken:
+                if name not in taken:  # a declared or required name; those made here differ by their counter
                     names.append(name)
-                    taken.add(name)
         out: dict[str, Any] = {}
         for name in names:
             if name in props:
@@ -426,7 +424,7 @@ class _Generator:
     # ------------------------------------------------------------------ scalars
 
     def _word(self) -> str:
-        return _WORDS[self._rng.randrange(len(_WORDS))]
+        return self._rng.choice(_WORDS)
 
     def _string(self, schema: Mapping[str, Any], where: str) -> str:
         least = _int_bound(schema.get("minLength"), 0)

@@ -27,7 +27,6 @@ from typing import Any
 from evaljig_gateway import _content, _validation
 from evaljig_gateway._assistant import conversation_seed
 from evaljig_gateway._errors import GatewayError, invalid, missing
-from evaljig_gateway._limits import Limits
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +51,6 @@ class ToolChoice:
 
 
 _NO_TOOLS = ToolChoice("none", (), True)
-DEFAULT_MAX_TOOLS = Limits().max_tools
 #: Characters of the last user message searched for tool names (an eval's message naming a tool is far shorter).
 NAME_SCAN_CHARS = 64 * 1024
 #: OpenAI's limit on a function name's length; longer names are a 400.
@@ -81,7 +79,7 @@ def check_tool_count(tools: Any, param: str, max_tools: int) -> None:
 _TOOL_FIELDS = frozenset({"tools", "tool_choice", "parallel_tool_calls", "functions", "function_call"})
 
 
-def tool_choice_of(body: dict[str, Any], max_tools: int = DEFAULT_MAX_TOOLS) -> ToolChoice:
+def tool_choice_of(body: dict[str, Any], max_tools: int) -> ToolChoice:
     """Validate ``tools``/``tool_choice``/``parallel_tool_calls`` (or legacy ``functions``/``function_call``).
 
     More than ``max_tools`` tools (``Limits.max_tools``) is a 400 before any of them is read.
