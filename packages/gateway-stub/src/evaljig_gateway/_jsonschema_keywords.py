@@ -120,14 +120,11 @@ class _UndecidedError(_UnknownMatchError):
 
 
 def _pattern(validator: Validator, pattern: Any, instance: Any, schema: Any) -> Iterator[jsonschema.ValidationError]:
-    if not validator.is_type(instance, "string"):
-        return
-    if (pattern, instance) in _CHECKING.get().drawn:
-        return
-    yield _UnknownMatchError(
-        f"{instance[:40]!r} was not drawn for the pattern {pattern!r}, so it is not known to match "
-        "(the gateway runs no regex engine on values)"
-    )
+    if validator.is_type(instance, "string") and (pattern, instance) not in _CHECKING.get().drawn:
+        yield _UnknownMatchError(
+            f"{instance[:40]!r} was not drawn for the pattern {pattern!r}, so it is not known to match "
+            "(the gateway runs no regex engine on values)"
+        )
 
 
 def _unique_items(
@@ -143,9 +140,7 @@ def _unique_items(
             seen.add(key)
 
 
-def _beside_patterns(
-    keyword: Callable[..., Any],
-) -> Callable[..., Any]:
+def _beside_patterns(keyword: Callable[..., Any]) -> Callable[..., Any]:
     """``patternProperties`` and the keywords that search its patterns on every key: refused for an object with keys."""
 
     def checked(validator: Validator, value: Any, instance: Any, schema: Any) -> Any:
