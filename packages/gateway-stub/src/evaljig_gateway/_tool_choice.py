@@ -159,12 +159,18 @@ def _tools(body: dict[str, Any]) -> list[Tool]:
     ]
 
 
-def _custom(spec: Any, where: str) -> Tool:
+def _name_of(spec: Any, where: str) -> str:
+    """The name a declared function or custom tool must have; a 400 naming ``where`` without one."""
     if not isinstance(spec, dict):
         raise invalid(where, "must be an object with a 'name'")
     name = spec.get("name")
     if not isinstance(name, str) or not name:
         raise missing(f"{where}.name")
+    return name
+
+
+def _custom(spec: Any, where: str) -> Tool:
+    name = _name_of(spec, where)
     fmt = spec.get("format")
     if fmt is None or (isinstance(fmt, dict) and fmt.get("type") == "text"):
         return Tool("custom", name, where)
@@ -202,7 +208,6 @@ def _allowed(tools: list[Tool], spec: Any, parallel: bool) -> ToolChoice:
         kind = ref.get("type", "function") if isinstance(ref, dict) else None
         if kind not in ("function", "custom"):
             raise invalid(f"{param}.tools[{i}]", "must be {'type': 'function'|'custom', ...}")
-        assert isinstance(ref, dict)
         allowed.append(_named(tools, kind, ref.get(kind), f"{param}.tools[{i}]"))
     return ToolChoice(spec["mode"], tuple(allowed), parallel)
 
@@ -213,11 +218,7 @@ def _legacy(body: dict[str, Any]) -> ToolChoice:
         raise invalid("functions", "must be a non-empty array of function objects")
     tools: list[Tool] = []
     for i, function in enumerate(functions):
-        if not isinstance(function, dict):
-            raise invalid(f"functions[{i}]", "must be an object with a 'name'")
-        name = function.get("name")
-        if not isinstance(name, str) or not name:
-            raise missing(f"functions[{i}].name")
+        name = _name_of(function, f"functions[{i}]")
         params = function.get("parameters")
         if params is not None and not isinstance(params, dict):
             raise invalid(f"functions[{i}].parameters", "must be a JSON Schema object")
