@@ -45,7 +45,6 @@ SAMPLE_STEPS = 10
 #: Groups nested deeper than this are refused (the walk is recursive).
 MAX_GROUP_DEPTH = 64
 
-_LETTERS = string.ascii_letters
 _PRINTABLE = string.ascii_letters + string.digits + "-_.:/@+ "
 #: Characters with no case: what a negated class draws from under IGNORECASE (a letter's other case may be banned).
 _CASELESS = string.digits + "-_.:/@+ "
@@ -221,7 +220,7 @@ def _shortest(items: Any) -> int:
     total = 0
     for op, av in items:
         name = str(op)
-        if name in ("LITERAL", "NOT_LITERAL", "ANY", "IN"):
+        if name in _ONE_CHAR:
             total += 1
         elif name == "BRANCH":
             total += min(_shortest(branch) for branch in av[1])
@@ -317,7 +316,7 @@ class _Walker:
         if name == "LITERAL":
             return _char(av)
         if name == "ANY":
-            return _LETTERS
+            return string.ascii_letters
         if name == "NOT_LITERAL":
             return self._allowed_chars(("literal", av), lambda c: c == chr(av))
         if av and str(av[0][0]) == "NEGATE":
