@@ -23,7 +23,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
@@ -247,8 +247,21 @@ def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
 _Dumper.add_representer(str, _represent_str)
 
 
-def _interaction(exchange: Exchange) -> dict[str, Any]:
-    return {
+def item_text(exchange: Exchange) -> bytes:
+    """One interaction as the cassette holds it (``- request: ...``, every line ending in ``\\n``).
+
+    ``interactions:`` + the items + ``version: 1`` is byte for byte what PyYAML writes for the whole
+    document (its sequence under a top-level key is not indented), so an item is serialised once, when
+    it is recorded, and a cassette is written by joining. Raises ``ValueError`` naming the field for a
+    text no YAML can hold (a lone surrogate).
+    """
+    texts = [("request.uri", exchange.path), ("request.body", exchange.request_body),
+             ("response.body.string", exchange.body), ("response.status.message", exchange.message)]  # fmt: skip
+    texts += [(f"response.headers.{name}", f"{name}{value}") for name, value in exchange.headers]
+    for where, value in texts:
+        if _SURROGATE.search(value):
+            raise ValueError(f"{where}: holds a lone surrogate (half of a UTF-16 pair), which YAML cannot hold")
+    interaction = {
         "request": {
             "body": exchange.request_body or None,
             "headers": {"content-type": ["application/json"]},
@@ -261,28 +274,8 @@ def _interaction(exchange: Exchange) -> dict[str, Any]:
             "status": {"code": exchange.status, "message": exchange.message or status_message(exchange.status)},
         },
     }
-
-
-def item_text(exchange: Exchange) -> bytes:
-    """One interaction as the cassette holds it (``- request: ...``, every line ending in ``\\n``).
-
-    ``interactions:`` + the items + ``version: 1`` is byte for byte what PyYAML writes for the whole
-    document (its sequence under a top-level key is not indented), so an item is serialised once, when
-    it is recorded, and a cassette is written by joining. Raises ``ValueError`` naming the field for a
-    text no YAML can hold (a lone surrogate).
-    """
-    interaction = _interaction(exchange)
-    for where, value in _texts(exchange):
-        if _SURROGATE.search(value):
-            raise ValueError(f"{where}: holds a lone surrogate (half of a UTF-16 pair), which YAML cannot hold")
     text: str = yaml.dump([interaction], Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 30)
     return text.removesuffix("...\n").encode()  # the stream end after a kept-newline (|+) block: not inside
-
-
-def _texts(exchange: Exchange) -> list[tuple[str, str]]:
-    texts = [("request.uri", exchange.path), ("request.body", exchange.request_body),
-             ("response.body.string", exchange.body), ("response.status.message", exchange.message)]  # fmt: skip
-    return texts + [(f"response.headers.{name}", f"{name}{value}") for name, value in exchange.headers]
 
 
 #: An exchange with its serialised text (:func:`item_text`): what a recording keeps until it writes.
@@ -338,7 +331,13 @@ def write_items(
             f"{path}: refusing to write a cassette of {len(data):,} bytes: over the limit of {max_bytes:,} bytes "
             "(--max-cassette-bytes)"
         )
-    scan_secrets(path, data, secrets or {})
+    # Any secret value, in any spelling ``find_secret`` knows (raw, JSON- or URL-encoded, base64 at any alignment
+    # and wrapped, split across a streamed answer's deltas): named (never its value) with the spelling and line.
+    hit = find_secret(data, secrets or {})
+    if hit is not None:
+        raise CassetteError(
+            f"{path}: refusing to write the cassette: {hit.where} holds {hit.label} ({hit.form}); nothing was written"
+        )
     write_bytes_atomic(path, data)
     return len(data)
 
@@ -354,7 +353,7 @@ def check_names(path: Path | str, exchanges: Sequence[Exchange]) -> None:
                 f"{path}: refusing to write the cassette: interactions[{index}].request.uri has a query "
                 f"parameter '{named[0]}' (credentials are never recorded)"
             )
-        found = _secret_field(request_json(exchange.request_body))
+        found = next((key for key in _keys(request_json(exchange.request_body)) if _SECRET_FIELD.match(key)), None)
         if found is not None:
             raise CassetteError(
                 f"{path}: refusing to write the cassette: interactions[{index}].request.body has a field "
@@ -362,29 +361,15 @@ def check_names(path: Path | str, exchanges: Sequence[Exchange]) -> None:
             )
 
 
-def _secret_field(value: Any) -> str | None:
+def _keys(value: Any) -> Iterator[str]:
+    """Every key of a JSON value, each before those nested under it."""
     if isinstance(value, dict):
         for key, item in value.items():
-            if _SECRET_FIELD.match(str(key)):
-                return str(key)
-            if (found := _secret_field(item)) is not None:
-                return found
+            yield str(key)
+            yield from _keys(item)
     elif isinstance(value, list):
         for item in value:
-            if (found := _secret_field(item)) is not None:
-                return found
-    return None
-
-
-def scan_secrets(path: Path | str, data: bytes, secrets: Secrets) -> None:
-    """Refuse ``data`` if any secret value is in it, in any spelling ``evaljig_common.find_secret`` knows (raw,
-    JSON- or URL-encoded, base64 at any alignment and wrapped, and split across a streamed answer's deltas).
-    The error names the secret (never its value), the spelling and the line."""
-    hit = find_secret(data, secrets)
-    if hit is not None:
-        raise CassetteError(
-            f"{path}: refusing to write the cassette: {hit.where} holds {hit.label} ({hit.form}); nothing was written"
-        )
+            yield from _keys(item)
 
 
 # --- reading --------------------------------------------------------------------------------------------------
@@ -448,102 +433,94 @@ def _exchanges(path: Path, document: Any) -> list[Exchange]:
     interactions = document.get("interactions")
     if not isinstance(interactions, list):
         raise CassetteError(f"{path}: interactions: expected a list, got {_kind(interactions)}")
-    return [_exchange(_Where(path, f"interactions[{i}]"), item) for i, item in enumerate(interactions)]
+    return [_exchange(_Node(path, f"interactions[{i}]", item).mapping()) for i, item in enumerate(interactions)]
+
+
+_MISSING = object()
 
 
 @dataclass(frozen=True, slots=True)
-class _Where:
+class _Node:
+    """A value read from the cassette and where it is (``interactions[3].request.uri``), for errors naming it."""
+
     path: Path
     at: str
-
-    def __truediv__(self, name: str) -> _Where:
-        return _Where(self.path, f"{self.at}.{name}")
+    value: Any
 
     def error(self, reason: str) -> CassetteError:
         return CassetteError(f"{self.path}: {self.at}: {reason}")
 
+    def field(self, name: str, default: Any = _MISSING) -> _Node:
+        """The field ``name`` of this mapping (checked by :meth:`mapping`); missing is an error without ``default``."""
+        node = _Node(self.path, f"{self.at}.{name}", self.value.get(name, default))
+        if node.value is _MISSING:
+            raise node.error("missing")
+        return node
 
-def _exchange(where: _Where, item: Any) -> Exchange:
-    entry = _mapping(where, item)
-    req, res = where / "request", where / "response"
-    request = _mapping(req, _field(where, entry, "request"))
-    response = _mapping(res, _field(where, entry, "response"))
-    method = _string(req / "method", _field(req, request, "method")).upper()
-    uri = _string(req / "uri", _field(req, request, "uri"))
-    parts = urlsplit(uri)
+    def mapping(self) -> _Node:
+        if not isinstance(self.value, dict):
+            raise self.error(f"expected a mapping, got {_kind(self.value)}")
+        return self
+
+    def string(self) -> str:
+        if not isinstance(self.value, str):
+            raise self.error(f"expected a string, got {self.value!r}")
+        return self.value
+
+    def text(self) -> str:
+        """A body: text, bytes (vcrpy's ``!!binary``) that are UTF-8, or nothing."""
+        if self.value is None:
+            return ""
+        if isinstance(self.value, bytes):
+            try:
+                return self.value.decode("utf-8")
+            except UnicodeDecodeError:
+                raise self.error("binary content that is not UTF-8 text") from None
+        return self.string()
+
+
+def _exchange(entry: _Node) -> Exchange:
+    request, response = entry.field("request").mapping(), entry.field("response").mapping()
+    method = request.field("method").string().upper()
+    uri = request.field("uri")
+    parts = urlsplit(uri.string())
     if not parts.path.startswith("/v1/"):
-        raise (req / "uri").error(f"expected a URI under /v1/, got {uri!r}")
+        raise uri.error(f"expected a URI under /v1/, got {uri.value!r}")
     path = parts.path + (f"?{parts.query}" if parts.query else "")
-    request_body = _text(req / "body", _field(req, request, "body"))
+    body = request.field("body")
+    request_body = body.text()
     try:
         request_json(request_body)
     except ValueError as exc:
-        raise (req / "body").error(f"not JSON ({exc})") from None
-    status_map = _mapping(res / "status", _field(res, response, "status"))
-    code = _field(res / "status", status_map, "code")
-    if isinstance(code, bool) or not isinstance(code, int):
-        raise (res / "status" / "code").error(f"expected an integer, got {code!r}")
-    if not 100 <= code <= 599:
-        raise (res / "status" / "code").error(f"expected an HTTP status (100-599), got {code}")
-    message = status_map.get("message", "")
-    if not isinstance(message, str):
-        raise (res / "status" / "message").error(f"expected a string, got {message!r}")
-    headers = _headers(res / "headers", response.get("headers", {}))
-    body_map = _mapping(res / "body", _field(res, response, "body"))
-    body = _text(res / "body" / "string", _field(res / "body", body_map, "string"))
-    exchange = Exchange(method, path, request_body, code, headers, body, message)
-    if "json" in exchange.content_type and body.strip():
+        raise body.error(f"not JSON ({exc})") from None
+    status = response.field("status").mapping()
+    code = status.field("code")
+    if isinstance(code.value, bool) or not isinstance(code.value, int):
+        raise code.error(f"expected an integer, got {code.value!r}")
+    if not 100 <= code.value <= 599:
+        raise code.error(f"expected an HTTP status (100-599), got {code.value}")
+    message = status.field("message", "").string()
+    headers = _headers(response.field("headers", {}).mapping())
+    answer = response.field("body").mapping().field("string")
+    exchange = Exchange(method, path, request_body, code.value, headers, answer.text(), message)
+    if "json" in exchange.content_type and exchange.body.strip():
         try:
-            loads_json(body)
+            loads_json(exchange.body)
         except ValueError as exc:
-            raise (res / "body" / "string").error(f"content-type is JSON but the body is not ({exc})") from None
+            raise answer.error(f"content-type is JSON but the body is not ({exc})") from None
     return exchange
 
 
-def _headers(where: _Where, value: Any) -> tuple[tuple[str, str], ...]:
-    headers = _mapping(where, value)
+def _headers(headers: _Node) -> tuple[tuple[str, str], ...]:
     out: list[tuple[str, str]] = []
-    for name, values in headers.items():
+    for name, values in headers.value.items():
         if not isinstance(name, str):
-            raise where.error(f"expected header names as strings, got {name!r}")
-        items = values if isinstance(values, list) else [values]
-        for item in items:
+            raise headers.error(f"expected header names as strings, got {name!r}")
+        for item in values if isinstance(values, list) else [values]:
             if not isinstance(item, str | int):
-                raise (where / name).error(f"expected a string or a list of strings, got {item!r}")
+                raise headers.field(name).error(f"expected a string or a list of strings, got {item!r}")
             out.append((name.lower(), str(item)))
     return tuple(out)
-
-
-def _field(where: _Where, mapping: dict[str, Any], name: str) -> Any:
-    if name not in mapping:
-        raise (where / name).error("missing")
-    return mapping[name]
-
-
-def _mapping(where: _Where, value: Any) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise where.error(f"expected a mapping, got {_kind(value)}")
-    return value
-
-
-def _string(where: _Where, value: Any) -> str:
-    if not isinstance(value, str):
-        raise where.error(f"expected a string, got {value!r}")
-    return value
-
-
-def _text(where: _Where, value: Any) -> str:
-    """A body: text, bytes (vcrpy's ``!!binary``) that are UTF-8, or nothing."""
-    if value is None:
-        return ""
-    if isinstance(value, bytes):
-        try:
-            return value.decode("utf-8")
-        except UnicodeDecodeError:
-            raise where.error("binary content that is not UTF-8 text") from None
-    if not isinstance(value, str):
-        raise where.error(f"expected a string, got {value!r}")
-    return value
 
 
 def _kind(value: Any) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -109,16 +110,13 @@ def miss(group: Group | None, method: str, target: str, body: bytes) -> GatewayE
         return GatewayError(404, f"{nothing} (evaljig gateway replay: no recorded answer for this request).", code=CODE)
     wanted = flatten(loads_json(body)) if body else {}
     wanted_hashes = pair_hashes(wanted)
-    shared = [0] * len(group.bodies)
-    for h in wanted_hashes:
-        for at in group.postings.get(h, ()):
-            shared[at] += 1
-    best, best_score = 0, -1.0
-    for at, common in enumerate(shared):
-        union = len(wanted_hashes) + group.sizes[at] - common
-        score = common / union if union else 1.0
-        if score > best_score:
-            best, best_score = at, score
+    shared = Counter(at for h in wanted_hashes for at in group.postings.get(h, ()))
+
+    def jaccard(at: int) -> float:
+        union = len(wanted_hashes) + group.sizes[at] - shared[at]
+        return shared[at] / union if union else 1.0
+
+    best = max(range(len(group.bodies)), key=jaccard)  # the first of equal scores: the earliest recording
     recorded = flatten(loads_json(group.bodies[best])) if group.bodies[best] else {}
     return GatewayError(404, explain(method, target, group.places[best], recorded, wanted), code=CODE)
 
