@@ -20,12 +20,11 @@ This module does no network I/O and knows nothing of the server.
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from http import HTTPStatus
+from http.client import responses
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -170,13 +169,6 @@ def kept_headers(headers: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], .
     return tuple(sorted(kept.items(), key=lambda item: (item[0] != "content-type", item[0])))
 
 
-def status_message(status: int) -> str:
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return ""
-
-
 # --- matching -------------------------------------------------------------------------------------------------
 
 
@@ -214,7 +206,7 @@ def canonical_value(body: Any, ignore: frozenset[str] = DEFAULT_IGNORED_FIELDS) 
 
 def _integral_floats_as_ints(value: Any) -> Any:
     if isinstance(value, float):
-        return int(value) if value.is_integer() and math.isfinite(value) else value
+        return int(value) if value.is_integer() else value  # False for inf and nan
     if isinstance(value, dict):
         return {k: _integral_floats_as_ints(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -271,7 +263,7 @@ def item_text(exchange: Exchange) -> bytes:
         "response": {
             "body": {"string": exchange.body},
             "headers": {name: [value] for name, value in exchange.headers},
-            "status": {"code": exchange.status, "message": exchange.message or status_message(exchange.status)},
+            "status": {"code": exchange.status, "message": exchange.message or responses.get(exchange.status, "")},
         },
     }
     text: str = yaml.dump([interaction], Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 30)

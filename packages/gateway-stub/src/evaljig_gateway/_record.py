@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import os
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from http.client import responses
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -37,7 +38,6 @@ from evaljig_gateway._cassette import (
     pretty_json,
     sse_events,
     sse_text,
-    status_message,
 )
 from evaljig_gateway._errors import ClientGoneError, GatewayError
 from evaljig_gateway._replies import Reply
@@ -113,9 +113,8 @@ class Recorder:
         for name, value in headers:
             name = name.lower()
             if name in _CREDENTIAL_HEADERS:
-                for credential in credential_values(value.decode("latin-1")):  # BEARER, Token, Basic...
-                    if len(credential) >= MIN_SECRET_CHARS:
-                        self._client_credentials.add(credential)
+                credentials = credential_values(value.decode("latin-1"))  # BEARER, Token, Basic...
+                self._client_credentials.update(secret for secret in credentials if len(secret) >= MIN_SECRET_CHARS)
             elif name in _FORWARDED_HEADERS:
                 sent[name] = value
         if self._key is not None:
@@ -153,11 +152,10 @@ class Recorder:
         limit = self.max_answer_bytes
         try:
             async with client.stream(method, url, content=raw or None, headers=sent) as response:
-                chunks: list[bytes] = []
-                size = 0
+                content = bytearray()
                 async for chunk in response.aiter_bytes():
-                    size += len(chunk)
-                    if size > limit:
+                    content += chunk
+                    if len(content) > limit:
                         raise GatewayError(
                             502,
                             f"The upstream {self.upstream} sent an answer over the limit of {limit:,} bytes "
@@ -165,7 +163,6 @@ class Recorder:
                             "(evaljig gateway recording).",
                             code="upstream_answer_too_large",
                         )
-                    chunks.append(chunk)
         except httpx.HTTPError as exc:
             reason = str(exc) or type(exc).__name__
             raise GatewayError(
@@ -174,7 +171,7 @@ class Recorder:
                 "(evaljig gateway recording; nothing was recorded).",
                 code="upstream_unreachable",
             ) from None
-        return response, b"".join(chunks)
+        return response, bytes(content)
 
     def _answer(
         self, method: str, path: str, raw: bytes, response: httpx.Response, content: bytes | None = None
@@ -199,7 +196,7 @@ class Recorder:
         status = response.status_code
         if body_text is None or request_text is None or not (200 <= status < 300 or status in RECORDED_STATUSES):
             return reply, None
-        return reply, Exchange(method, path, request_text, status, kept, body_text, status_message(status))
+        return reply, Exchange(method, path, request_text, status, kept, body_text, responses.get(status, ""))
 
     async def aclose(self) -> None:
         if self._client is not None:
