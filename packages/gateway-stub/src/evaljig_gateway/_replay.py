@@ -19,6 +19,7 @@ as work that hands the event loop back.
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -58,7 +59,7 @@ class Replayer:
         self.ignore = ignore
         self._answers: dict[MatchKey, list[Reply]] = {}
         self._cursors: dict[MatchKey, int] = {}
-        self._pending: dict[MatchKey, int] = {}
+        self._pending: Counter[MatchKey] = Counter()
         self._groups: dict[tuple[str, str], Group] = {}
         self._count = 0
         self._lock = threading.Lock()
@@ -93,7 +94,7 @@ class Replayer:
                 self._cursors[key] = len(answers)
             if len(answers) == 1:  # a miss is compared with distinct requests
                 group = self._groups.setdefault(group_key, Group())
-                group.add(key[2], canonical_value(body, self.ignore) if body is not None else None, self._count)
+                group.add(key[2], canonical_value(body, self.ignore), self._count)
             self._count += 1
 
     def holds(self, key: MatchKey) -> bool:
@@ -105,16 +106,14 @@ class Replayer:
         answer out of the order the cassette will replay)."""
         if key not in self._answers:
             return True
-        return self._pending.get(key, 0) > 0 and self._cursors.get(key, 0) >= len(self._answers[key])
+        return self._pending[key] > 0 and self._cursors.get(key, 0) >= len(self._answers[key])
 
     def forwarding(self, key: MatchKey, delta: int) -> None:
         """Count a forward of ``key`` starting (+1) or ending (-1)."""
         with self._lock:
-            left = self._pending.get(key, 0) + delta
-            if left > 0:
-                self._pending[key] = left
-            else:
-                self._pending.pop(key, None)
+            self._pending[key] += delta
+            if self._pending[key] <= 0:
+                del self._pending[key]
 
     def answer(self, key: MatchKey) -> Reply | None:
         """The next recorded answer for ``key`` (the last one again once all were used), or None on a miss."""
