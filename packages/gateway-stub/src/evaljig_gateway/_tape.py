@@ -96,18 +96,15 @@ def _identity(path: Path) -> Identity:
 
 def check_writable(path: Path) -> None:
     """Refuse, before anything is recorded, a cassette path the stop could not write."""
-    reason = None
     if path.is_dir():
-        reason = "it is a folder"
-    else:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(prefix=f".{path.name[:100]}.", suffix=".probe", dir=path.parent):
-                pass  # created and removed: the stop's atomic write can create its file there
-        except OSError as exc:
-            reason = f"cannot create a file in {path.parent} ({exc.strerror or exc})"
-    if reason is not None:
-        raise CassetteError(f"{path}: cannot record to this path: {reason}")
+        raise CassetteError(f"{path}: cannot record to this path: it is a folder")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(prefix=f".{path.name[:100]}.", suffix=".probe", dir=path.parent):
+            pass  # created and removed: the stop's atomic write can create its file there
+    except OSError as exc:
+        reason = f"cannot create a file in {path.parent} ({exc.strerror or exc})"
+        raise CassetteError(f"{path}: cannot record to this path: {reason}") from None
 
 
 @dataclass(frozen=True)
@@ -188,15 +185,12 @@ def open_tape(options: Replay | Record | None) -> Tape | None:
         max_cassette_bytes=max_bytes,
     )
     ignore = frozenset(options.ignore_fields) if options.ignore_fields is not None else DEFAULT_IGNORED_FIELDS
-    recorder = (
-        None if upstream is None else Recorder(upstream, api_key_env=options.api_key_env, max_answer_bytes=max_bytes)
-    )
-    if not replaying:
-        check_writable(path)
-        return Tape(path, None, recorder, max_bytes, ignore, identity=_identity(path))
-    if recorder is None:  # replay only: the exchanges go into the replayer and nothing else keeps them
+    if upstream is None:  # replay only: the exchanges go into the replayer and nothing else keeps them
         return Tape(path, Replayer(load_cassette(path, max_bytes), ignore), None, max_bytes, ignore)
+    recorder = Recorder(upstream, api_key_env=options.api_key_env, max_answer_bytes=max_bytes)
     check_writable(path)
     identity = _identity(path)
+    if not replaying:
+        return Tape(path, None, recorder, max_bytes, ignore, identity=identity)
     base = read_items(path, max_bytes)
     return Tape(path, Replayer([e for e, _ in base], ignore), recorder, max_bytes, ignore, base, identity)
