@@ -86,14 +86,13 @@ class Replayer:
         client, so that request's cursor moves past it)."""
         body = request_json(exchange.request_body)
         key = self.key(exchange.method, exchange.path, body)
-        group_key = (key[0], key[1].split("?", 1)[0])
         with self._lock:
             answers = self._answers.setdefault(key, [])
             answers.append(_answer(exchange))
             if used:
                 self._cursors[key] = len(answers)
             if len(answers) == 1:  # a miss is compared with distinct requests
-                group = self._groups.setdefault(group_key, Group())
+                group = self._groups.setdefault((key[0], key[1].split("?", 1)[0]), Group())
                 group.add(key[2], canonical_value(body, self.ignore), self._count)
             self._count += 1
 

@@ -81,9 +81,8 @@ class Tape:
         return len(new)
 
     def _order(self, item: Item) -> tuple[str, str, bytes]:
-        exchange = item[0]
-        body = request_json(exchange.request_body)
-        return match_key(exchange.method, exchange.path, body, self.ignore)
+        exchange, _ = item
+        return match_key(exchange.method, exchange.path, request_json(exchange.request_body), self.ignore)
 
 
 def _identity(path: Path) -> Identity:
