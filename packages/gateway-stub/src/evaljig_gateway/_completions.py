@@ -17,7 +17,7 @@ from typing import Any
 from evaljig_common import SYSTEM_FINGERPRINT
 from evaljig_gateway import _content, _logprobs, _shaping, _token_ids, _validation
 from evaljig_gateway._behaviours import behaviour_for
-from evaljig_gateway._errors import invalid, missing
+from evaljig_gateway._errors import invalid
 from evaljig_gateway._limits import check_echo, check_product
 from evaljig_gateway._replies import Reply, json_reply, sse_reply
 from evaljig_gateway._request import Request, answer, check_prompt, usage_of
@@ -38,9 +38,7 @@ class Prompt:
 
 def prompts_of(body: dict[str, Any]) -> list[Prompt]:
     """The request's prompts; token ids are decoded, text is cut lazily."""
-    raw = body.get("prompt")
-    if raw is None:
-        raise missing("prompt")
+    raw = _validation.required(body, "prompt")
     if isinstance(raw, str):
         return [_text_prompt(raw)]
     if not isinstance(raw, list) or not raw:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from evaljig_gateway import _content, _validation
-from evaljig_gateway._errors import invalid, missing
+from evaljig_gateway._errors import invalid
 from evaljig_gateway._limits import check_product
 from evaljig_gateway._replies import Reply, json_reply
 from evaljig_gateway._request import Request, check_prompt
@@ -20,9 +20,7 @@ MAX_EMBEDDING_DIMENSIONS = 8192
 def handle(req: Request) -> Reply:
     """``POST /v1/embeddings``."""
     body = req.body
-    raw_input = body.get("input")
-    if raw_input is None:
-        raise missing("input")
+    raw_input = _validation.required(body, "input")
     dims = _validation.optional_int(body, "dimensions", 1, MAX_EMBEDDING_DIMENSIONS) or DEFAULT_EMBEDDING_DIMENSIONS
     count = _embedding_count(raw_input)  # the limit first: a refused request costs no per-item work
     what = f"inputs x dimensions ({count} x {dims})"

@@ -36,11 +36,6 @@ _FORMATS = ("text", "json_object", "json_schema")
 _ROLES = ("user", "assistant", "system", "developer")
 
 
-def _instance_json(schema: Any, seed: str, param: str, budget: OutputBudget) -> str:
-    """A JSON instance of ``schema`` (the gateway's one schema-instance generator), as text; 400 naming ``param``."""
-    return instance_json(schema if isinstance(schema, (dict, bool)) else {}, seed=seed, budget=budget, param=param)
-
-
 def _input_items(raw: Any) -> list[dict[str, Any]]:
     """``input`` as a list of items; a string is one user message."""
     if isinstance(raw, str):
@@ -60,31 +55,17 @@ def _input_items(raw: Any) -> list[dict[str, Any]]:
                 raise invalid(f"input[{i}]", "must be a message object with 'role' and 'content'")
             if not isinstance(item["role"], str) or item["role"] not in _ROLES:
                 raise invalid(f"input[{i}].role", f"must be one of {', '.join(_ROLES)}")
-            _check_content(item["content"], f"input[{i}].content")
+            _validation.check_content(item["content"], f"input[{i}].content")
         if kind == "function_call_output":
             if not isinstance(item.get("call_id"), str) or not item["call_id"]:
                 raise missing(f"input[{i}].call_id")
             if "output" not in item:
                 raise missing(f"input[{i}].output")
-            _check_content(item["output"], f"input[{i}].output")
+            _validation.check_content(item["output"], f"input[{i}].output")
         for name in ("name", "arguments", "call_id", "id"):
             if name in item and not isinstance(item[name], str):
                 raise invalid(f"input[{i}].{name}", "must be a string")
     return raw
-
-
-def _check_content(content: Any, where: str) -> None:
-    """A string, or a list of part objects whose ``type`` and ``text`` (when present) are strings."""
-    if isinstance(content, str):
-        return
-    if not isinstance(content, list):
-        raise invalid(where, "must be a string or an array of content parts")
-    for j, part in enumerate(content):
-        if not isinstance(part, dict):
-            raise invalid(f"{where}[{j}]", "must be a content part object")
-        for name in ("type", "text"):
-            if name in part and not isinstance(part[name], str):
-                raise invalid(f"{where}[{j}].{name}", "must be a string")
 
 
 def _item_text(item: dict[str, Any]) -> str:
@@ -125,17 +106,14 @@ def _tools(body: dict[str, Any], max_tools: int) -> list[dict[str, Any]]:
 def _chosen_tool(
     body: dict[str, Any], tools: list[dict[str, Any]], items: list[dict[str, Any]]
 ) -> dict[str, Any] | None:
-    choice = body.get("tool_choice", "auto")
+    choice = body.get("tool_choice")
     if choice is None:
         choice = "auto"
-    if isinstance(choice, dict):
-        wanted = choice.get("name")
-        if choice.get("type") != "function" or not isinstance(wanted, str):
-            raise invalid("tool_choice", "must be 'none', 'auto', 'required' or {'type': 'function', 'name': ...}")
-        for tool in tools:
-            if tool["name"] == wanted:
-                return tool
-        raise invalid("tool_choice", f"names a function that is not in 'tools': {wanted!r}")
+    if isinstance(choice, dict) and choice.get("type") == "function" and isinstance(choice.get("name"), str):
+        wanted = [tool for tool in tools if tool["name"] == choice["name"]]
+        if not wanted:
+            raise invalid("tool_choice", f"names a function that is not in 'tools': {choice['name']!r}")
+        return wanted[0]
     if choice not in ("none", "auto", "required"):
         raise invalid("tool_choice", "must be 'none', 'auto', 'required' or {'type': 'function', 'name': ...}")
     if choice == "required" and not tools:
@@ -179,22 +157,19 @@ def _formatted(fmt: dict[str, Any], known: str | None, prompt: str, budget: Outp
             return known
     if fmt["type"] == "json_object":
         return orjson.dumps({"answer": known if known is not None else _content.default_answer(prompt)}).decode()
-    return _instance_json(fmt["schema"], prompt, "text.format.schema", budget)
+    return instance_json(fmt["schema"], seed=prompt, budget=budget, param="text.format.schema")
 
 
 def handle(req: Request) -> Reply:
     """``POST /v1/responses``."""
     body = req.body
-    raw_input = body.get("input")
-    if raw_input is None:
-        raise missing("input")
-    items = _input_items(raw_input)
+    items = _input_items(_validation.required(body, "input"))
     stream = _validation.optional_bool(body, "stream")
     instructions = body.get("instructions")
     if instructions is not None and not isinstance(instructions, str):
         raise invalid("instructions", "must be a string")
     max_tokens = _validation.optional_int(body, "max_output_tokens", 1, 1_000_000)
-    _validation.sampling(body)
+    _validation.check_fields(body, _validation.SAMPLING)
     tools = _tools(body, req.limits.max_tools)
     tool = _chosen_tool(body, tools, items)
     fmt = _text_format(body)
@@ -215,7 +190,8 @@ def handle(req: Request) -> Reply:
     finish = "stop"
     if tool is not None:
         where = f"tools[{tools_at[id(tool)]}].parameters"
-        arguments = _instance_json(tool.get("parameters") or {"type": "object"}, full_prompt, where, budget)
+        schema = tool.get("parameters") or {"type": "object"}
+        arguments = instance_json(schema, seed=full_prompt, budget=budget, param=where)
         arguments = _shaping.tool_arguments(behaviour, arguments)
         output_tokens = _content.count_tokens(arguments)
         reasoning = _shaping.reasoning_text(full_prompt) if behaviour.reasoning or behaviour.think_empty else None
@@ -283,26 +259,22 @@ def handle(req: Request) -> Reply:
         "metadata": {},
     }
     tokens = input_tokens + output_tokens
-    if stream:
-        reply = _event_stream(response)
-        reply.tokens = tokens
-        return reply
-    return json_reply(response, tokens=tokens)
+    return _event_stream(response, tokens) if stream else json_reply(response, tokens=tokens)
 
 
-def _reasoning_events(emit: Callable[..., None], index: int, item: dict[str, Any]) -> None:
-    """A reasoning item's summary events: part added, text deltas, text done, part done."""
-    emit("response.output_item.added", output_index=index, item={**item, "summary": []})
-    for s_index, part in enumerate(item["summary"]):
-        where = {"item_id": item["id"], "output_index": index, "summary_index": s_index}
-        emit("response.reasoning_summary_part.added", **where, part={**part, "text": ""})
-        for piece in _content.pieces(part["text"]):
-            emit("response.reasoning_summary_text.delta", **where, delta=piece)
-        emit("response.reasoning_summary_text.done", **where, text=part["text"])
-        emit("response.reasoning_summary_part.done", **where, part=part)
+def _part_events(
+    emit: Callable[..., None], part_kind: str, text_kind: str, where: dict[str, Any], part: dict[str, Any], **extra: Any
+) -> None:
+    """A text part's events: part added, text deltas, text done, part done (a message's ``content_part`` and
+    ``output_text``; a reasoning item's ``reasoning_summary_part`` and ``reasoning_summary_text``)."""
+    emit(f"response.{part_kind}.added", **where, part={**part, "text": ""})
+    for piece in _content.pieces(part["text"]):
+        emit(f"response.{text_kind}.delta", **where, delta=piece, **extra)
+    emit(f"response.{text_kind}.done", **where, text=part["text"], **extra)
+    emit(f"response.{part_kind}.done", **where, part=part)
 
 
-def _event_stream(response: dict[str, Any]) -> Reply:
+def _event_stream(response: dict[str, Any], tokens: int) -> Reply:
     """OpenAI's Responses event sequence for ``response``, numbered from 0."""
     events: list[dict[str, Any]] = []
 
@@ -314,7 +286,10 @@ def _event_stream(response: dict[str, Any]) -> Reply:
     emit("response.in_progress", response=pending)
     for index, item in enumerate(response["output"]):
         if item["type"] == "reasoning":
-            _reasoning_events(emit, index, item)
+            emit("response.output_item.added", output_index=index, item={**item, "summary": []})
+            for s_index, part in enumerate(item["summary"]):
+                where = {"item_id": item["id"], "output_index": index, "summary_index": s_index}
+                _part_events(emit, "reasoning_summary_part", "reasoning_summary_text", where, part)
         elif item["type"] == "function_call":
             emit(
                 "response.output_item.added",
@@ -335,13 +310,8 @@ def _event_stream(response: dict[str, Any]) -> Reply:
                 "response.output_item.added", output_index=index, item={**item, "status": "in_progress", "content": []}
             )
             where = {"item_id": item["id"], "output_index": index, "content_index": 0}
-            part = item["content"][0]
-            emit("response.content_part.added", **where, part={**part, "text": ""})
-            for piece in _content.pieces(part["text"]):
-                emit("response.output_text.delta", **where, delta=piece, logprobs=[])
-            emit("response.output_text.done", **where, text=part["text"], logprobs=[])
-            emit("response.content_part.done", **where, part=part)
+            _part_events(emit, "content_part", "output_text", where, item["content"][0], logprobs=[])
         emit("response.output_item.done", output_index=index, item=item)
     emit("response.completed" if response["status"] == "completed" else "response.incomplete", response=response)
     chunks = [b"event: " + event["type"].encode() + b"\ndata: " + orjson.dumps(event) + b"\n\n" for event in events]
-    return Reply(200, b"", content_type=SSE, events=chunks)
+    return Reply(200, b"", content_type=SSE, events=chunks, tokens=tokens)

@@ -18,10 +18,16 @@ def require_object(body: Any) -> dict[str, Any]:
     return body
 
 
+def required(body: dict[str, Any], name: str) -> Any:
+    """``body[name]``, or a 400 naming it when it is absent or null."""
+    value = body.get(name)
+    if value is None:
+        raise missing(name)
+    return value
+
+
 def model_of(body: dict[str, Any]) -> str:
-    model = body.get("model")
-    if model is None:
-        raise missing("model")
+    model = required(body, "model")
     if not isinstance(model, str) or not model.strip():
         raise invalid("model", "must be a non-empty string")
     return model
@@ -85,14 +91,8 @@ def stop_list(body: dict[str, Any]) -> list[str]:
     raise invalid("stop", "must be a string or a list of at most 4 strings")
 
 
-def sampling(body: dict[str, Any]) -> None:
-    check_fields(body, SAMPLING)
-
-
 def messages_of(body: dict[str, Any]) -> list[dict[str, Any]]:
-    messages = body.get("messages")
-    if messages is None:
-        raise missing("messages")
+    messages = required(body, "messages")
     if not isinstance(messages, list) or not messages:
         raise invalid("messages", "must be a non-empty array of message objects")
     for i, message in enumerate(messages):
@@ -102,18 +102,27 @@ def messages_of(body: dict[str, Any]) -> list[dict[str, Any]]:
         if not isinstance(role, str) or role not in _ROLES:  # a list or object is unhashable: test the type first
             raise invalid(f"messages[{i}].role", f"must be one of {', '.join(sorted(_ROLES))}")
         content = message.get("content")
-        if content is None and role != "assistant":
-            raise missing(f"messages[{i}].content")
-        if content is not None and not isinstance(content, (str, list)):
-            raise invalid(f"messages[{i}].content", "must be a string or an array of content parts")
-        if isinstance(content, list):
-            for j, part in enumerate(content):
-                if not isinstance(part, dict):
-                    raise invalid(f"messages[{i}].content[{j}]", "must be a content part object")
-                for name in ("type", "text"):
-                    if name in part and not isinstance(part[name], str):
-                        raise invalid(f"messages[{i}].content[{j}].{name}", "must be a string")
+        if content is None:
+            if role != "assistant":
+                raise missing(f"messages[{i}].content")
+        elif not isinstance(content, str):
+            check_content(content, f"messages[{i}].content")
     return messages
+
+
+def check_content(content: Any, where: str) -> None:
+    """A message's content: a string, or a list of part objects whose ``type`` and ``text`` (when present) are
+    strings (chat's messages, the Responses API's input items)."""
+    if isinstance(content, str):
+        return
+    if not isinstance(content, list):
+        raise invalid(where, "must be a string or an array of content parts")
+    for j, part in enumerate(content):
+        if not isinstance(part, dict):
+            raise invalid(f"{where}[{j}]", "must be a content part object")
+        for name in ("type", "text"):
+            if name in part and not isinstance(part[name], str):
+                raise invalid(f"{where}[{j}].{name}", "must be a string")
 
 
 def tools_of(body: dict[str, Any]) -> list[dict[str, Any]]:
