@@ -71,8 +71,6 @@ def _checked(path: Path, data: Mapping[object, object]) -> dict[str, str | Mappi
 
 
 def _check_script(where: str, question: str, answer: str | Mapping[str, Any]) -> None:
-    if isinstance(answer, str):
-        return
     try:
         parse_script(answer, "answer")
     except ScriptError as exc:

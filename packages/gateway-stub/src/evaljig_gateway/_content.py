@@ -13,7 +13,6 @@ import functools
 import hashlib
 import math
 import random
-import re
 import struct
 from collections.abc import Mapping
 from typing import Any
@@ -21,7 +20,6 @@ from typing import Any
 from evaljig_gateway import _tokenizer
 from evaljig_gateway._script import Turn, parse_script
 
-_SPACES = re.compile(r"\s+")
 #: 2023-11-14T22:13:20Z: ``created`` values are offsets from here, so they look plausible.
 CREATED_BASE = 1_700_000_000
 _VOCABULARY = (
@@ -60,12 +58,9 @@ def count_tokens(text: str) -> int:
     return text.tokens if type(text) is Answer else _tokenizer.count(text)
 
 
-def pieces(text: str) -> list[str]:
-    """One piece per token, whitespace before it (GPT-2's cut), so the pieces join back to exactly ``text``.
-
-    Stream deltas and chat log-probability tokens use them: clients concatenate both into the answer.
-    """
-    return _tokenizer.pieces(text)
+#: One piece per token, whitespace before it (GPT-2's cut), so the pieces join back to exactly the text.
+#: Stream deltas and chat log-probability tokens use them: clients concatenate both into the answer.
+pieces = _tokenizer.pieces
 
 
 def created_from(request_digest: str) -> int:
@@ -74,7 +69,7 @@ def created_from(request_digest: str) -> int:
 
 
 def normalize_text(text: str) -> str:
-    return _SPACES.sub(" ", text).strip()
+    return " ".join(text.split())
 
 
 def message_text(content: Any) -> str:

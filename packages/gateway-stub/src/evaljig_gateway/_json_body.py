@@ -16,8 +16,4 @@ def parse_json(raw: bytes) -> Any:
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        raise invalid_json(str(exc)) from None
-
-
-def invalid_json(reason: str) -> GatewayError:
-    return GatewayError(400, f"The request body is not valid JSON: {reason}", code="invalid_json")
+        raise GatewayError(400, f"The request body is not valid JSON: {exc}", code="invalid_json") from None

@@ -25,7 +25,7 @@ import bisect
 import re
 import zlib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from evaljig_gateway import _tokenizer
@@ -35,9 +35,8 @@ WINDOW = 32
 _ALTERNATIVES = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel")
 
 
-def text_pieces(text: str) -> list[str]:
-    """``text`` cut by the gateway's one tokenizer (whitespace before each token); the pieces join to ``text``."""
-    return _tokenizer.pieces(text)
+#: A text cut by the gateway's one tokenizer (whitespace before each token); the pieces join to the text.
+text_pieces = _tokenizer.pieces
 
 
 def _unit(seed: str) -> float:
@@ -168,12 +167,8 @@ class Scored:
     text_offset: list[int]
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "tokens": self.tokens,
-            "token_logprobs": self.token_logprobs,
-            "top_logprobs": self.top_logprobs,
-            "text_offset": self.text_offset,
-        }
+        """The columns by name, as they are (``dataclasses.asdict`` would deep-copy them)."""
+        return {field.name: getattr(self, field.name) for field in fields(self)}
 
 
 def score_pieces(

@@ -15,23 +15,15 @@ PREFIX = "/v1/models/"
 
 
 def handle(path: str) -> Reply:
-    """The listing for ``/v1/models``, one model object for ``/v1/models/{name}``."""
+    """The listing for ``/v1/models``, one model object for ``/v1/models/{name}`` (every name exists: the name
+    *is* the behaviour, see ``_behaviours``)."""
     if path.startswith(PREFIX):
-        return retrieve_model(path[len(PREFIX) :])
-    return list_models()
+        return json_reply(_model_object(path[len(PREFIX) :]))
+    return json_reply({"object": "list", "data": [_model_object(m) for m in LISTED_MODELS]})
 
 
 def _model_object(name: str) -> dict[str, Any]:
     return {"id": name, "object": "model", "created": _content.CREATED_BASE, "owned_by": MODELS_OWNER}
-
-
-def list_models() -> Reply:
-    return json_reply({"object": "list", "data": [_model_object(m) for m in LISTED_MODELS]})
-
-
-def retrieve_model(name: str) -> Reply:
-    """Every name exists: the name *is* the behaviour (see ``_behaviours``)."""
-    return json_reply(_model_object(name))
 
 
 def behaviours() -> Reply:

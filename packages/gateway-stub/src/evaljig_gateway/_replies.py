@@ -35,9 +35,8 @@ def json_reply(payload: Any, status: int = 200, *, tokens: int = 0) -> Reply:
     return Reply(status, orjson.dumps(payload), tokens=tokens)
 
 
-def sse_reply(events: list[Any], done: bool = True, *, tokens: int = 0) -> Reply:
-    """Server-sent events, one ``data:`` line each, closed by ``[DONE]`` when ``done``."""
+def sse_reply(events: list[Any], *, tokens: int = 0) -> Reply:
+    """Server-sent events, one ``data:`` line each, closed by ``[DONE]``."""
     chunks = [b"data: " + orjson.dumps(event) + b"\n\n" for event in events]
-    if done:
-        chunks.append(b"data: [DONE]\n\n")
+    chunks.append(b"data: [DONE]\n\n")
     return Reply(200, b"", content_type=SSE, events=chunks, tokens=tokens)
