@@ -20,7 +20,7 @@ from evaljig_gateway._behaviours import behaviour_for
 from evaljig_gateway._errors import invalid
 from evaljig_gateway._limits import check_echo, check_product
 from evaljig_gateway._replies import Reply, json_reply, sse_reply
-from evaljig_gateway._request import Request, answer, check_prompt, usage_of
+from evaljig_gateway._request import Request, answer, check_prompt, check_tokens, usage_of
 
 #: OpenAI's default ``max_tokens`` for the legacy endpoint.
 DEFAULT_MAX_TOKENS = 16
@@ -40,20 +40,16 @@ def prompts_of(body: dict[str, Any]) -> list[Prompt]:
     """The request's prompts; token ids are decoded, text is cut lazily."""
     raw = _validation.required(body, "prompt")
     if isinstance(raw, str):
-        return [_text_prompt(raw)]
+        return [Prompt(raw, [], -1)]
     if not isinstance(raw, list) or not raw:
         raise invalid("prompt", _PROMPT_FORMS)
     if all(isinstance(p, str) for p in raw):
-        return [_text_prompt(p) for p in raw]
+        return [Prompt(p, [], -1) for p in raw]
     if all(isinstance(t, int) and not isinstance(t, bool) for t in raw):
         return [_id_prompt(raw, "prompt")]
     if all(isinstance(p, list) for p in raw):
         return [_id_prompt(ids, f"prompt[{i}]") for i, ids in enumerate(raw)]
     raise invalid("prompt", _PROMPT_FORMS)
-
-
-def _text_prompt(text: str) -> Prompt:
-    return Prompt(text, [], -1)
 
 
 def _id_prompt(value: Any, param: str) -> Prompt:
@@ -94,8 +90,7 @@ def handle(req: Request) -> Reply:
         max_tokens = DEFAULT_MAX_TOKENS
     what = f"prompts x n ({len(prompts)} x {n})"
     check_product("n" if n > 1 else "prompt", what, len(prompts) * n, req.limits.max_choices, "--max-choices")
-    what = f"n x max_tokens ({n} x {max_tokens})"
-    check_product("max_tokens", what, n * max_tokens, req.limits.max_output_tokens, "--max-output-tokens")
+    check_tokens(req, n, max_tokens, "max_tokens")
     stop = _validation.stop_list(body)
     stream = body.get("stream") is True
     echo = body.get("echo") is True
@@ -122,7 +117,10 @@ def handle(req: Request) -> Reply:
         prompt_tokens += counted
         known = req.answers.lookup(prompt.text)
         keyed = _logprobs.KeyedText(prompt.text, key) if key else None
-        echoed: _logprobs.Scored | None = None
+        echoed = None  # the prompt's columns: a token's value reads only the text before it, so one for every choice
+        if echo and top is not None:
+            pieces = prompt.pieces if prompt.tokens >= 0 else _logprobs.text_pieces(prompt.text)
+            echoed = _logprobs.score_pieces(prompt.text, pieces, 0, top, keyed, cache).as_dict()
         for k in range(n):
             text, finish = completion_text(prompt.text, answer(known, prompt.text, k), max_tokens, stop)
             # no reasoning field on this endpoint: the reasoning is hidden but counted, as OpenAI bills it
@@ -133,14 +131,10 @@ def handle(req: Request) -> Reply:
             logprobs = None
             if top is not None:
                 full = prompt.text + text
-                if echo and echoed is None:
-                    pieces = prompt.pieces
-                    if prompt.tokens < 0:
-                        pieces = _logprobs.text_pieces(prompt.text)
-                    echoed = _logprobs.score_pieces(full, pieces, 0, top, keyed, cache)
-                start = len(prompt.text)
-                scored = _logprobs.score_pieces(full, _logprobs.text_pieces(text), start, top, keyed, cache)
-                logprobs = _joined(echoed, scored) if echo and echoed is not None else scored.as_dict()
+                scored = _logprobs.score_pieces(full, _logprobs.text_pieces(text), len(prompt.text), top, keyed, cache)
+                logprobs = scored.as_dict()
+                if echoed is not None:  # the echoed prompt's columns, then the completion's
+                    logprobs = {name: column + logprobs[name] for name, column in echoed.items()}
             full_text = prompt.text + text if echo else text
             choices.append({"text": full_text, "index": p_index * n + k, "logprobs": logprobs, "finish_reason": finish})
     usage = usage_of(prompt_tokens, completion_tokens + reasoning_tokens, reasoning_tokens)
@@ -154,13 +148,3 @@ def handle(req: Request) -> Reply:
     if include_usage:
         events.append({**head, "choices": [], "usage": usage})
     return sse_reply(events, tokens=tokens)
-
-
-def _joined(echoed: _logprobs.Scored, scored: _logprobs.Scored) -> dict[str, Any]:
-    """The echoed prompt's columns followed by the completion's."""
-    return {
-        "tokens": echoed.tokens + scored.tokens,
-        "token_logprobs": echoed.token_logprobs + scored.token_logprobs,
-        "top_logprobs": echoed.top_logprobs + scored.top_logprobs,
-        "text_offset": echoed.text_offset + scored.text_offset,
-    }
