@@ -159,32 +159,27 @@ def _chat_chunks(
     events: list[dict[str, Any]] = []
     for choice in choices:
         index, message = choice["index"], choice["message"]
-        deltas: list[tuple[dict[str, Any], Any]] = [({"role": "assistant", "content": ""}, None)]
+        # (delta, logprobs, finish_reason) per chunk
+        deltas: list[tuple[dict[str, Any], Any, str | None]] = [({"role": "assistant", "content": ""}, None, None)]
         reasoning = message.get("reasoning_content")
         if reasoning:  # thinking streams first, as vLLM and DeepSeek send it
-            deltas.extend(({"reasoning_content": p, "reasoning": p}, None) for p in _content.pieces(reasoning))
+            deltas.extend(({"reasoning_content": p, "reasoning": p}, None, None) for p in _content.pieces(reasoning))
         if message.get("tool_calls") or message.get("function_call"):
-            deltas.extend((delta, None) for delta in _assistant.call_deltas(message))
+            deltas.extend((delta, None, None) for delta in _assistant.call_deltas(message))
         else:
             logprobs = (choice["logprobs"] or {}).get("content")
             for i, piece in enumerate(_content.pieces(message["content"])):
                 lp = {"content": [logprobs[i]], "refusal": None} if logprobs and i < len(logprobs) else None
-                deltas.append(({"content": piece}, lp))
-        for delta, lp in deltas:
-            events.append(
-                {
-                    **chunk_head,
-                    "choices": [{"index": index, "delta": delta, "logprobs": lp, "finish_reason": None}],
-                    **extra,
-                }
-            )
-        events.append(
+                deltas.append(({"content": piece}, lp, None))
+        deltas.append(({}, None, choice["finish_reason"]))
+        events += [
             {
                 **chunk_head,
-                "choices": [{"index": index, "delta": {}, "logprobs": None, "finish_reason": choice["finish_reason"]}],
+                "choices": [{"index": index, "delta": delta, "logprobs": lp, "finish_reason": finish}],
                 **extra,
             }
-        )
+            for delta, lp, finish in deltas
+        ]
     if usage is not None:
         events.append({**chunk_head, "choices": [], "usage": usage})
     return events

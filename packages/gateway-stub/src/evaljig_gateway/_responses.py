@@ -34,6 +34,12 @@ from evaljig_gateway._tool_choice import check_tool_count, first_named
 _ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "reasoning", "item_reference"})
 _FORMATS = ("text", "json_object", "json_schema")
 _ROLES = ("user", "assistant", "system", "developer")
+#: An output item as ``response.output_item.added`` announces it: nothing generated yet.
+_ADDED: dict[str, dict[str, Any]] = {
+    "reasoning": {"summary": []},
+    "function_call": {"arguments": "", "status": "in_progress"},
+    "message": {"status": "in_progress", "content": []},
+}
 
 
 def _input_items(raw: Any) -> list[dict[str, Any]]:
@@ -285,32 +291,19 @@ def _event_stream(response: dict[str, Any], tokens: int) -> Reply:
     emit("response.created", response=pending)
     emit("response.in_progress", response=pending)
     for index, item in enumerate(response["output"]):
+        emit("response.output_item.added", output_index=index, item={**item, **_ADDED[item["type"]]})
+        where = {"item_id": item["id"], "output_index": index}
         if item["type"] == "reasoning":
-            emit("response.output_item.added", output_index=index, item={**item, "summary": []})
             for s_index, part in enumerate(item["summary"]):
-                where = {"item_id": item["id"], "output_index": index, "summary_index": s_index}
-                _part_events(emit, "reasoning_summary_part", "reasoning_summary_text", where, part)
+                summary = {**where, "summary_index": s_index}
+                _part_events(emit, "reasoning_summary_part", "reasoning_summary_text", summary, part)
         elif item["type"] == "function_call":
-            emit(
-                "response.output_item.added",
-                output_index=index,
-                item={**item, "arguments": "", "status": "in_progress"},
-            )
             for piece in _content.pieces(item["arguments"]):
-                emit("response.function_call_arguments.delta", item_id=item["id"], output_index=index, delta=piece)
-            emit(
-                "response.function_call_arguments.done",
-                item_id=item["id"],
-                output_index=index,
-                name=item["name"],
-                arguments=item["arguments"],
-            )
+                emit("response.function_call_arguments.delta", **where, delta=piece)
+            emit("response.function_call_arguments.done", **where, name=item["name"], arguments=item["arguments"])
         else:
-            emit(
-                "response.output_item.added", output_index=index, item={**item, "status": "in_progress", "content": []}
-            )
-            where = {"item_id": item["id"], "output_index": index, "content_index": 0}
-            _part_events(emit, "content_part", "output_text", where, item["content"][0], logprobs=[])
+            content = {**where, "content_index": 0}
+            _part_events(emit, "content_part", "output_text", content, item["content"][0], logprobs=[])
         emit("response.output_item.done", output_index=index, item=item)
     emit("response.completed" if response["status"] == "completed" else "response.incomplete", response=response)
     chunks = [b"event: " + event["type"].encode() + b"\ndata: " + orjson.dumps(event) + b"\n\n" for event in events]
