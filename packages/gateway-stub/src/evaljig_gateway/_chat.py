@@ -81,39 +81,35 @@ def handle(req: Request) -> Reply:
             calls = _assistant.scripted_calls(turn)
         else:
             calls = _assistant.generated_calls(to_call, seed, index, budget) if to_call else []
+        reasoning = None
+        logprobs = None
         if calls:
             calls = _broken_calls(behaviour, calls, [tool.name for tool in policy.allowed])
             message, finish = _assistant.call_message(calls, digest, index, legacy=policy.legacy)
             completion_tokens += sum(_content.count_tokens(c.payload) for c in calls)
             if behaviour.reasoning or behaviour.think_empty:
-                thought = _shaping.reasoning_text(prompt)
-                message = _with_reasoning(message, thought)
-                reasoning_tokens += _content.count_tokens(thought)
-            choices.append({"index": index, "message": message, "logprobs": None, "finish_reason": finish})
-            continue
-        if turn is not None and turn.content is not None:
-            raw = turn.content
-        elif json_format is not None:
-            derived = _content.default_answer(prompt, index)
-            assert budget is not None  # made above for every request that generates
-            raw = _structured.json_content(json_format, known, derived, f"{seed}\x00{index}", budget=budget)
+                reasoning = _shaping.reasoning_text(prompt)
         else:
-            raw = answer(known, prompt, index)
-        text, finish = _content.truncate(raw, max_tokens, stop)
-        reasoning = None
-        if behaviour is not PLAIN:  # reasoning, think-empty, length
-            shaped = _shaping.shaped(behaviour, prompt, text, finish)
-            reasoning, text, finish = shaped
-            reasoning_tokens += shaped.reasoning_tokens
-        completion_tokens += _content.count_tokens(text)
-        logprobs = None
-        if want_logprobs:
-            keyed = _logprobs.KeyedText(prompt, req.answers.items()) if len(req.answers) else None
-            content = _logprobs.chat_logprobs(prompt, _content.pieces(text), top or 0, keyed)
-            logprobs = {"content": content, "refusal": None}
-        message = {"role": "assistant", "content": text, "refusal": None, "annotations": []}
+            if turn is not None and turn.content is not None:
+                raw = turn.content
+            elif json_format is not None:
+                derived = _content.default_answer(prompt, index)
+                assert budget is not None  # made above for every request that generates
+                raw = _structured.json_content(json_format, known, derived, f"{seed}\x00{index}", budget=budget)
+            else:
+                raw = answer(known, prompt, index)
+            text, finish = _content.truncate(raw, max_tokens, stop)
+            if behaviour is not PLAIN:  # reasoning, think-empty, length
+                reasoning, text, finish = _shaping.shaped(behaviour, prompt, text, finish)
+            completion_tokens += _content.count_tokens(text)
+            if want_logprobs:
+                keyed = _logprobs.KeyedText(prompt, req.answers.items()) if len(req.answers) else None
+                content = _logprobs.chat_logprobs(prompt, _content.pieces(text), top or 0, keyed)
+                logprobs = {"content": content, "refusal": None}
+            message = {"role": "assistant", "content": text, "refusal": None, "annotations": []}
         if reasoning is not None:
             message = _with_reasoning(message, reasoning)
+            reasoning_tokens += _content.count_tokens(reasoning)
         choices.append({"index": index, "message": message, "logprobs": logprobs, "finish_reason": finish})
 
     usage = usage_of(prompt_tokens, completion_tokens + reasoning_tokens, reasoning_tokens)
