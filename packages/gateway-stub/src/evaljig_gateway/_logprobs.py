@@ -26,6 +26,7 @@ import re
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
+from itertools import accumulate
 from typing import Any
 
 from evaljig_gateway import _tokenizer
@@ -190,12 +191,9 @@ def score_pieces(
     """
     plain_until = keyed.first_end if keyed else len(text) + 1
     cache = {} if cache is None else cache
-    out = Scored([], [], [], [])
-    at = start
+    out = Scored(list(pieces), [], [], list(accumulate(map(len, pieces), initial=start))[:-1])
     count = max(top, 1)
-    for piece in pieces:
-        out.tokens.append(piece)
-        out.text_offset.append(at)
+    for piece, at in zip(out.tokens, out.text_offset, strict=True):
         if at == 0 and null_first:
             out.token_logprobs.append(None)
             out.top_logprobs.append(None)
@@ -211,7 +209,6 @@ def score_pieces(
             out.token_logprobs.append(logprob)
             simple = better is None and count == 1  # the common scoring request (logprobs: 1): no alternatives to draw
             out.top_logprobs.append({piece: logprob} if simple else _top(piece, logprob, better, window, count))
-        at += len(piece)
     return out
 
 
@@ -224,18 +221,15 @@ def chat_logprobs(context: str, tokens: list[str], top: int, keyed: KeyedText | 
     """
     text = context + "".join(tokens)
     scored = score_pieces(text, tokens, len(context), top, keyed, null_first=False)
-    out: list[dict[str, Any]] = []
-    for token, logprob, alts in zip(scored.tokens, scored.token_logprobs, scored.top_logprobs, strict=True):
-        alternatives = alts or {} if top else {}
-        out.append(
-            {
-                "token": token,
-                "logprob": logprob,
-                "bytes": list(token.encode()),
-                "top_logprobs": [
-                    {"token": alt, "logprob": value, "bytes": list(alt.encode())}
-                    for alt, value in sorted(alternatives.items(), key=lambda item: -item[1])
-                ],
-            }
-        )
-    return out
+    return [
+        {
+            "token": token,
+            "logprob": logprob,
+            "bytes": list(token.encode()),
+            "top_logprobs": [
+                {"token": alt, "logprob": value, "bytes": list(alt.encode())}
+                for alt, value in sorted((alts or {}).items() if top else (), key=lambda item: -item[1])
+            ],
+        }
+        for token, logprob, alts in zip(scored.tokens, scored.token_logprobs, scored.top_logprobs, strict=True)
+    ]
