@@ -67,10 +67,7 @@ def _turn(value: Any, where: str) -> Turn:
             raise ScriptError(f"{where}.content: must be a string")
         return Turn(content=body)
     if key == "json":
-        try:
-            return Turn(content=orjson.dumps(body).decode())
-        except TypeError as exc:
-            raise ScriptError(f"{where}.json: cannot be written as JSON: {exc}") from exc
+        return Turn(content=_json_text(body, f"{where}.json"))
     if not isinstance(body, Sequence) or isinstance(body, str) or not body:
         raise ScriptError(f"{where}.tool_calls: must be a non-empty array of calls")
     return Turn(calls=tuple(_call(c, f"{where}.tool_calls[{i}]") for i, c in enumerate(body)))
@@ -95,7 +92,11 @@ def _call(value: Any, where: str) -> ScriptedCall:
         return ScriptedCall("function", value["name"], arguments)
     if not isinstance(arguments, Mapping):
         raise ScriptError(f"{where}.arguments: must be an object (or a string of JSON)")
+    return ScriptedCall("function", value["name"], _json_text(arguments, f"{where}.arguments"))
+
+
+def _json_text(value: Any, where: str) -> str:
     try:
-        return ScriptedCall("function", value["name"], orjson.dumps(arguments).decode())
+        return orjson.dumps(value).decode()
     except TypeError as exc:
-        raise ScriptError(f"{where}.arguments: cannot be written as JSON: {exc}") from exc
+        raise ScriptError(f"{where}: cannot be written as JSON: {exc}") from exc
