@@ -27,7 +27,7 @@ from evaljig_gateway._behaviours import behaviour_for
 from evaljig_gateway._errors import invalid, missing
 from evaljig_gateway._limits import OutputBudget
 from evaljig_gateway._replies import SSE, Reply, json_reply
-from evaljig_gateway._request import Request, check_prompt
+from evaljig_gateway._request import Request, answer, check_prompt
 from evaljig_gateway._schema_instance import instance_json
 from evaljig_gateway._tool_choice import check_tool_count, first_named
 
@@ -79,8 +79,7 @@ def _item_text(item: dict[str, Any]) -> str:
     if kind == "message":
         return _content.message_text(item.get("content"))
     if kind == "function_call_output":
-        output = item.get("output")
-        return output if isinstance(output, str) else _content.message_text(output)
+        return _content.message_text(item.get("output"))
     if kind == "function_call":
         return f"{item.get('name', '')} {item.get('arguments', '')}"
     return ""
@@ -162,7 +161,7 @@ def _formatted(fmt: dict[str, Any], known: str | None, prompt: str, budget: Outp
         else:
             return known
     if fmt["type"] == "json_object":
-        return orjson.dumps({"answer": known if known is not None else _content.default_answer(prompt)}).decode()
+        return orjson.dumps({"answer": answer(known, prompt, 0)}).decode()
     return instance_json(fmt["schema"], seed=prompt, budget=budget, param="text.format.schema")
 
 
@@ -210,14 +209,10 @@ def handle(req: Request) -> Reply:
             "status": "completed",
         }
     else:
-        json_text = _formatted(fmt, known, full_prompt, budget)
-        if json_text is not None:
-            text = json_text  # never cut: a truncated JSON document would not parse
-        else:
-            answer = known if known is not None else _content.default_answer(full_prompt)
-            text, finish = _content.truncate(answer, max_tokens, [])
-        shaped = _shaping.shaped(behaviour, full_prompt, text, finish)
-        text, finish, reasoning = shaped.text, shaped.finish, shaped.reasoning
+        text = _formatted(fmt, known, full_prompt, budget)  # JSON is never cut: a cut document would not parse
+        if text is None:
+            text, finish = _content.truncate(answer(known, full_prompt, 0), max_tokens, [])
+        reasoning, text, finish = _shaping.shaped(behaviour, full_prompt, text, finish)
         output_tokens = _content.count_tokens(text)
         item = {
             "type": "message",
