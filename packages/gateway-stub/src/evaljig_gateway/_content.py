@@ -106,11 +106,9 @@ class AnswerKey:
         if last is None:
             return None
         text = normalize_text(message_text(messages[last].get("content")))
-        for question, turns in self._scripts.items():
-            if question in text:
-                index = sum(1 for m in messages[last + 1 :] if m.get("role") == "assistant")
-                return turns[index] if index < len(turns) else None
-        return None
+        turns = next((script for question, script in self._scripts.items() if question in text), ())
+        index = sum(1 for m in messages[last + 1 :] if m.get("role") == "assistant")
+        return turns[index] if index < len(turns) else None
 
     def items(self) -> list[tuple[str, str]]:
         """(question with whitespace collapsed, answer) pairs, longest question first."""
@@ -120,10 +118,7 @@ class AnswerKey:
         if not self._answers:
             return None
         text = normalize_text(prompt)
-        for question, answer in self._answers.items():
-            if question in text:
-                return answer
-        return None
+        return next((answer for question, answer in self._answers.items() if question in text), None)
 
 
 class Answer(str):
