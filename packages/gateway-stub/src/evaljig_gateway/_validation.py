@@ -105,7 +105,7 @@ def messages_of(body: dict[str, Any]) -> list[dict[str, Any]]:
         if content is None:
             if role != "assistant":
                 raise missing(f"messages[{i}].content")
-        elif not isinstance(content, str):
+        elif not isinstance(content, str):  # plain text, the common case, makes no parameter name
             check_content(content, f"messages[{i}].content")
     return messages
 
