@@ -16,13 +16,10 @@ from evaljig_gateway import _content, _regex_sample
 from evaljig_gateway._errors import GatewayError, invalid
 from evaljig_gateway._limits import BudgetExceededError, OutputBudget
 from evaljig_gateway._schema_instance import instance_json, seeded_rng
-from evaljig_gateway._script import ScriptedCall, Turn
+from evaljig_gateway._script import ToolCall, Turn
 
 if TYPE_CHECKING:  # _tool_choice imports conversation_seed from here
     from evaljig_gateway._tool_choice import Tool
-
-#: One call to answer, generated or scripted: ``payload`` is a function's JSON arguments or a custom tool's input text.
-Call = ScriptedCall
 
 
 def conversation_seed(messages: list[dict[str, Any]]) -> str:
@@ -33,22 +30,22 @@ def conversation_seed(messages: list[dict[str, Any]]) -> str:
         raise GatewayError(400, "The messages cannot be read as JSON.", param="messages") from None
 
 
-def generated_calls(tools: list[Tool], seed: str, index: int, budget: OutputBudget | None = None) -> list[Call]:
+def generated_calls(tools: list[Tool], seed: str, index: int, budget: OutputBudget | None = None) -> list[ToolCall]:
     """Calls to ``tools`` with generated arguments, spending ``budget`` (the request's; default limits when None)."""
     budget = budget if budget is not None else OutputBudget.of()
     return [_generated(tool, f"{seed}\x00{index}\x00{tool.name}", budget) for tool in tools]
 
 
-def scripted_calls(turn: Turn) -> list[Call]:
+def scripted_calls(turn: Turn) -> list[ToolCall]:
     return list(turn.calls)
 
 
-def _generated(tool: Tool, seed: str, budget: OutputBudget) -> Call:
+def _generated(tool: Tool, seed: str, budget: OutputBudget) -> ToolCall:
     if tool.kind == "custom":
-        return Call("custom", tool.name, _custom_input(tool, seed, budget))
+        return ToolCall("custom", tool.name, _custom_input(tool, seed, budget))
     schema = tool.parameters or {"type": "object"}
     arguments = instance_json(schema, seed=seed, budget=budget, param=f"{tool.where}.parameters")
-    return Call("function", tool.name, arguments)
+    return ToolCall("function", tool.name, arguments)
 
 
 def _custom_input(tool: Tool, seed: str, budget: OutputBudget) -> str:
@@ -70,7 +67,7 @@ def call_id(digest: str, index: int, position: int) -> str:
     return "call_" + hashlib.sha256(f"{digest}\x00{index}\x00{position}".encode()).hexdigest()[:24]
 
 
-def call_message(calls: list[Call], digest: str, index: int, *, legacy: bool) -> tuple[dict[str, Any], str]:
+def call_message(calls: list[ToolCall], digest: str, index: int, *, legacy: bool) -> tuple[dict[str, Any], str]:
     """The assistant message and finish reason for ``calls``."""
     if legacy:
         first = calls[0]

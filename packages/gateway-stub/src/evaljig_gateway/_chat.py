@@ -16,6 +16,7 @@ from evaljig_gateway._errors import invalid
 from evaljig_gateway._limits import OutputBudget
 from evaljig_gateway._replies import Reply, json_reply, sse_reply
 from evaljig_gateway._request import Request, answer, check_prompt, check_tokens, usage_of
+from evaljig_gateway._script import ToolCall
 
 #: The fields checked as numbers, integers or booleans (``max_tokens`` only without ``max_completion_tokens``).
 _FIELDS: dict[str, _validation.Rule] = {
@@ -132,12 +133,12 @@ def _with_reasoning(message: dict[str, Any], reasoning: str) -> dict[str, Any]:
     }
 
 
-def _broken_calls(behaviour: Behaviour, calls: list[_assistant.Call], offered: list[str]) -> list[_assistant.Call]:
+def _broken_calls(behaviour: Behaviour, calls: list[ToolCall], offered: list[str]) -> list[ToolCall]:
     """``calls`` as ``unknown-tool`` and ``bad-tool-args`` break them (a custom tool's free text is left alone)."""
     if not (behaviour.unknown_tool or behaviour.bad_tool_args):
         return calls
     return [
-        _assistant.Call(
+        ToolCall(
             c.kind,
             _shaping.tool_name(behaviour, c.name, offered),
             _shaping.tool_arguments(behaviour, c.payload) if c.kind == "function" else c.payload,

@@ -28,8 +28,9 @@ class ScriptError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class ScriptedCall:
-    """One tool call of a scripted turn: a function (``arguments`` as JSON text) or a custom tool (``input``)."""
+class ToolCall:
+    """One tool call to answer, scripted or generated: a function (``payload``: its arguments as JSON text) or a
+    custom tool (``payload``: its input text)."""
 
     kind: str
     name: str
@@ -41,7 +42,7 @@ class Turn:
     """What the assistant answers: text (plain or JSON), or tool calls."""
 
     content: str | None = None
-    calls: tuple[ScriptedCall, ...] = ()
+    calls: tuple[ToolCall, ...] = ()
 
 
 def parse_script(value: Any, where: str) -> tuple[Turn, ...]:
@@ -73,14 +74,14 @@ def _turn(value: Any, where: str) -> Turn:
     return Turn(calls=tuple(_call(c, f"{where}.tool_calls[{i}]") for i, c in enumerate(body)))
 
 
-def _call(value: Any, where: str) -> ScriptedCall:
+def _call(value: Any, where: str) -> ToolCall:
     if not isinstance(value, Mapping) or not isinstance(value.get("name"), str) or not value["name"]:
         raise ScriptError(f"{where}: must be an object with a non-empty 'name'")
     kind = value.get("type", "function")
     if kind == "custom":
         if not isinstance(value.get("input"), str):
             raise ScriptError(f"{where}.input: a custom tool call needs 'input' text")
-        return ScriptedCall("custom", value["name"], value["input"])
+        return ToolCall("custom", value["name"], value["input"])
     if kind != "function":
         raise ScriptError(f"{where}.type: must be 'function' or 'custom'")
     arguments = value.get("arguments", {})
@@ -89,10 +90,10 @@ def _call(value: Any, where: str) -> ScriptedCall:
             orjson.loads(arguments)
         except orjson.JSONDecodeError as exc:
             raise ScriptError(f"{where}.arguments: a string must hold JSON: {exc}") from exc
-        return ScriptedCall("function", value["name"], arguments)
+        return ToolCall("function", value["name"], arguments)
     if not isinstance(arguments, Mapping):
         raise ScriptError(f"{where}.arguments: must be an object (or a string of JSON)")
-    return ScriptedCall("function", value["name"], _json_text(arguments, f"{where}.arguments"))
+    return ToolCall("function", value["name"], _json_text(arguments, f"{where}.arguments"))
 
 
 def _json_text(value: Any, where: str) -> str:
