@@ -8,7 +8,7 @@ from evaljig_gateway import AnswerKey, _content, _logprobs, _tokenizer
 
 
 def test_tokenizer_cuts_as_gpt2_with_whitespace_before_a_token() -> None:
-    assert _content.pieces("Hello, wörld! 42") == ["Hello", ",", " w", "ör", "ld", "!", " 42"]
+    assert _tokenizer.pieces("Hello, wörld! 42") == ["Hello", ",", " w", "ör", "ld", "!", " 42"]
     assert _content.count_tokens("Hello, wörld! 42") == 7
 
 

@@ -193,9 +193,9 @@ def test_counts_pieces_and_scores_agree(seed: int) -> None:
     alphabet = ["word", "x", " ", "\n", "\t", ",", "é", "__", "9", "  "]
     spaced = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 60_000)))
     text = spaced + "y" * rng.randrange(0, 40_000)  # one long word: no whitespace to cut at
-    assert _content.count_tokens(text) == _tokenizer.count(text, stop_above=len(text)) == len(_content.pieces(text))
+    assert _content.count_tokens(text) == _tokenizer.count(text, stop_above=len(text)) == len(_tokenizer.pieces(text))
     short = text[:3000]
-    pieces = _logprobs.text_pieces(short)
+    pieces = _tokenizer.pieces(short)
     scored = _logprobs.score_pieces(short, pieces, 0, 2, None)
     assert scored.tokens == pieces
     assert "".join(scored.tokens) == short

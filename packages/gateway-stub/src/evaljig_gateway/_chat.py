@@ -10,7 +10,16 @@ from __future__ import annotations
 from typing import Any
 
 from evaljig_common import SYSTEM_FINGERPRINT
-from evaljig_gateway import _assistant, _content, _logprobs, _shaping, _structured, _tool_choice, _validation
+from evaljig_gateway import (
+    _assistant,
+    _content,
+    _logprobs,
+    _shaping,
+    _structured,
+    _tokenizer,
+    _tool_choice,
+    _validation,
+)
 from evaljig_gateway._behaviours import PLAIN, Behaviour, behaviour_for
 from evaljig_gateway._errors import invalid
 from evaljig_gateway._limits import OutputBudget
@@ -105,7 +114,7 @@ def handle(req: Request) -> Reply:
             completion_tokens += _content.count_tokens(text)
             if want_logprobs:
                 keyed = _logprobs.KeyedText(prompt, req.answers.items()) if len(req.answers) else None
-                content = _logprobs.chat_logprobs(prompt, _content.pieces(text), top or 0, keyed)
+                content = _logprobs.chat_logprobs(prompt, _tokenizer.pieces(text), top or 0, keyed)
                 logprobs = {"content": content, "refusal": None}
             message = {"role": "assistant", "content": text, "refusal": None, "annotations": []}
         if reasoning is not None:
@@ -160,12 +169,12 @@ def _chat_chunks(
         deltas: list[tuple[dict[str, Any], Any, str | None]] = [({"role": "assistant", "content": ""}, None, None)]
         reasoning = message.get("reasoning_content")
         if reasoning:  # thinking streams first, as vLLM and DeepSeek send it
-            deltas.extend(({"reasoning_content": p, "reasoning": p}, None, None) for p in _content.pieces(reasoning))
+            deltas.extend(({"reasoning_content": p, "reasoning": p}, None, None) for p in _tokenizer.pieces(reasoning))
         if message.get("tool_calls") or message.get("function_call"):
             deltas.extend((delta, None, None) for delta in _assistant.call_deltas(message))
         else:
             logprobs = (choice["logprobs"] or {}).get("content")
-            for i, piece in enumerate(_content.pieces(message["content"])):
+            for i, piece in enumerate(_tokenizer.pieces(message["content"])):
                 lp = {"content": [logprobs[i]], "refusal": None} if logprobs and i < len(logprobs) else None
                 deltas.append(({"content": piece}, lp, None))
         deltas.append(({}, None, choice["finish_reason"]))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaljig_common import SYSTEM_FINGERPRINT
-from evaljig_gateway import _content, _logprobs, _shaping, _token_ids, _validation
+from evaljig_gateway import _content, _logprobs, _shaping, _token_ids, _tokenizer, _validation
 from evaljig_gateway._behaviours import behaviour_for
 from evaljig_gateway._errors import invalid
 from evaljig_gateway._limits import check_echo, check_product
@@ -119,7 +119,7 @@ def handle(req: Request) -> Reply:
         keyed = _logprobs.KeyedText(prompt.text, key) if key else None
         echoed = None  # the prompt's columns: a token's value reads only the text before it, so one for every choice
         if echo and top is not None:
-            pieces = prompt.pieces if prompt.tokens >= 0 else _logprobs.text_pieces(prompt.text)
+            pieces = prompt.pieces if prompt.tokens >= 0 else _tokenizer.pieces(prompt.text)
             echoed = _logprobs.score_pieces(prompt.text, pieces, 0, top, keyed, cache).as_dict()
         for k in range(n):
             text, finish = completion_text(prompt.text, answer(known, prompt.text, k), max_tokens, stop)
@@ -131,7 +131,7 @@ def handle(req: Request) -> Reply:
             logprobs = None
             if top is not None:
                 full = prompt.text + text
-                scored = _logprobs.score_pieces(full, _logprobs.text_pieces(text), len(prompt.text), top, keyed, cache)
+                scored = _logprobs.score_pieces(full, _tokenizer.pieces(text), len(prompt.text), top, keyed, cache)
                 logprobs = scored.as_dict()
                 if echoed is not None:  # the echoed prompt's columns, then the completion's
                     logprobs = {name: column + logprobs[name] for name, column in echoed.items()}

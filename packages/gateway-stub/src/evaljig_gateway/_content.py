@@ -1,8 +1,9 @@
 """Deterministic content: every value is a pure function of the request.
 
 Ids and timestamps come from a digest of the request bytes, answers from the prompt (or a
-loaded answer key), token counts and stream pieces from the gateway's one tokenizer (GPT-2's,
-``_tokenizer``), embedding vectors from seeded hashes (log-probabilities are ``_logprobs``).
+loaded answer key), token counts from the gateway's one tokenizer (GPT-2's, ``_tokenizer``, which
+every endpoint also cuts stream pieces with), embedding vectors from seeded hashes
+(log-probabilities are ``_logprobs``).
 Nothing reads a clock or a random source.
 """
 
@@ -56,11 +57,6 @@ def count_tokens(text: str) -> int:
     """Tokens in ``text`` by the gateway's one tokenizer (``usage``, ``max_tokens``); a default answer
     (``Answer``) already knows its count."""
     return text.tokens if type(text) is Answer else _tokenizer.count(text)
-
-
-#: One piece per token, whitespace before it (GPT-2's cut), so the pieces join back to exactly the text.
-#: Stream deltas and chat log-probability tokens use them: clients concatenate both into the answer.
-pieces = _tokenizer.pieces
 
 
 def created_from(request_digest: str) -> int:

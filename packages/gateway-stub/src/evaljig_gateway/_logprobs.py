@@ -36,10 +36,6 @@ WINDOW = 32
 _ALTERNATIVES = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel")
 
 
-#: A text cut by the gateway's one tokenizer (whitespace before each token); the pieces join to the text.
-text_pieces = _tokenizer.pieces
-
-
 def _unit(seed: str) -> float:
     """A stable float in [0, 1) from a string (CRC-32: a scoring request hashes every token it echoes)."""
     return zlib.crc32(seed.encode()) / 2**32
@@ -99,7 +95,7 @@ def _expected_piece(window: str, answer: str, consumed: str) -> str:
     rest = answer[len(consumed) :]
     if not consumed and window and not window[-1].isspace():
         rest = " " + rest
-    pieces = text_pieces(rest)
+    pieces = _tokenizer.pieces(rest)
     return pieces[0] if pieces else rest
 
 

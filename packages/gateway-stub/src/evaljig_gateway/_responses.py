@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from evaljig_gateway import _content, _shaping, _validation
+from evaljig_gateway import _content, _shaping, _tokenizer, _validation
 from evaljig_gateway._behaviours import behaviour_for
 from evaljig_gateway._errors import invalid, missing
 from evaljig_gateway._limits import OutputBudget
@@ -269,7 +269,7 @@ def _part_events(
     """A text part's events: part added, text deltas, text done, part done (a message's ``content_part`` and
     ``output_text``; a reasoning item's ``reasoning_summary_part`` and ``reasoning_summary_text``)."""
     emit(f"response.{part_kind}.added", **where, part={**part, "text": ""})
-    for piece in _content.pieces(part["text"]):
+    for piece in _tokenizer.pieces(part["text"]):
         emit(f"response.{text_kind}.delta", **where, delta=piece, **extra)
     emit(f"response.{text_kind}.done", **where, text=part["text"], **extra)
     emit(f"response.{part_kind}.done", **where, part=part)
@@ -293,7 +293,7 @@ def _event_stream(response: dict[str, Any], tokens: int) -> Reply:
                 summary = {**where, "summary_index": s_index}
                 _part_events(emit, "reasoning_summary_part", "reasoning_summary_text", summary, part)
         elif item["type"] == "function_call":
-            for piece in _content.pieces(item["arguments"]):
+            for piece in _tokenizer.pieces(item["arguments"]):
                 emit("response.function_call_arguments.delta", **where, delta=piece)
             emit("response.function_call_arguments.done", **where, name=item["name"], arguments=item["arguments"])
         else:
