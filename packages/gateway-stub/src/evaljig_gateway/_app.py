@@ -24,7 +24,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import parse_qsl
@@ -39,7 +39,7 @@ from evaljig_gateway._journal import Journal, call_json
 from evaljig_gateway._json_body import parse_json
 from evaljig_gateway._limits import Limits, check_model_name
 from evaljig_gateway._miss import CODE as MISS_CODE
-from evaljig_gateway._replies import Reply, json_reply
+from evaljig_gateway._replies import Receive, Reply, Scope, Send, json_reply, until_disconnect
 from evaljig_gateway._request import Request
 from evaljig_gateway._token_window import TokenWindows
 
@@ -47,10 +47,6 @@ if TYPE_CHECKING:
     from evaljig_gateway._record import Recorder
     from evaljig_gateway._replay import Replayer
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
 T = TypeVar("T")
 
 #: Sent as ``retry-after-ms`` on 429/500 so SDK retries (which honour it) take milliseconds.
@@ -364,7 +360,7 @@ class GatewayApp:
     async def _apply_behaviour(self, model: str, attempt: int, reply: Reply, receive: Receive) -> Reply:
         behaviour = behaviour_for(model)
         if behaviour.stall:
-            await self._hold(_until_disconnect(receive))
+            await self._hold(until_disconnect(receive))
             raise ClientGoneError
         if behaviour.delay_ms:
             await self._hold(asyncio.sleep(behaviour.delay_ms / 1000))
@@ -469,11 +465,6 @@ class GatewayApp:
         if path == "/_gateway/behaviours" and method == "GET":
             return _models.behaviours()
         raise GatewayError(404, f"Unknown path {method} {path}.")
-
-
-async def _until_disconnect(receive: Receive) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass
 
 
 def _shutting_down() -> GatewayError:

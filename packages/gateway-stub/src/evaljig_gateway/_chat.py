@@ -97,8 +97,7 @@ def handle(req: Request) -> Reply:
             calls = _broken_calls(behaviour, calls, [tool.name for tool in policy.allowed])
             message, finish = _assistant.call_message(calls, digest, index, legacy=policy.legacy)
             completion_tokens += sum(_content.count_tokens(c.payload) for c in calls)
-            if behaviour.reasoning or behaviour.think_empty:
-                reasoning = _shaping.reasoning_text(prompt)
+            reasoning = _shaping.reasoning_for(behaviour, prompt)
         else:
             if turn is not None and turn.content is not None:
                 raw = turn.content

@@ -18,9 +18,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from collections.abc import Iterable
 from http.client import responses
-from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -40,7 +39,7 @@ from evaljig_gateway._cassette import (
     sse_text,
 )
 from evaljig_gateway._errors import ClientGoneError, GatewayError
-from evaljig_gateway._replies import Reply
+from evaljig_gateway._replies import Receive, Reply, until_disconnect
 
 #: Statuses that say something true and repeatable about the request, so they are recorded.
 RECORDED_STATUSES = frozenset({400, 404, 422})
@@ -51,7 +50,6 @@ _CREDENTIAL_HEADERS = frozenset({b"authorization", b"api-key", b"x-api-key"})
 #: A client credential shorter than this is a placeholder ("EMPTY", "none"), not a secret to look for.
 MIN_SECRET_CHARS = 8
 _FORWARDED_HEADERS = frozenset({b"content-type", b"accept"})
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 
 
 def check_upstream(url: str) -> str:
@@ -124,7 +122,7 @@ class Recorder:
             self._client = httpx.AsyncClient(timeout=UPSTREAM_TIMEOUT, follow_redirects=False)
         reading = asyncio.ensure_future(self._read(self._client, method, url, raw, sent))
         if receive is not None:
-            gone = asyncio.ensure_future(_until_disconnect(receive))
+            gone = asyncio.ensure_future(until_disconnect(receive))
             try:
                 await asyncio.wait((reading, gone), return_when=asyncio.FIRST_COMPLETED)
             finally:
@@ -202,11 +200,6 @@ class Recorder:
         if self._client is not None:
             await self._client.aclose()
             self._client = None
-
-
-async def _until_disconnect(receive: Receive) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass
 
 
 def _request_text(raw: bytes) -> str | None:

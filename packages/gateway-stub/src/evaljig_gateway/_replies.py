@@ -1,7 +1,8 @@
-"""What a handler hands back to the ASGI layer: a JSON body or a list of SSE events."""
+"""The ASGI side of an answer: the ASGI callables' types, and what a handler hands back (a JSON body or SSE events)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -9,6 +10,17 @@ import orjson
 
 JSON = b"application/json"
 SSE = b"text/event-stream; charset=utf-8"
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+
+async def until_disconnect(receive: Receive) -> None:
+    """Return once the client has gone (what a held or forwarded request waits for beside its work)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
 
 
 @dataclass(slots=True)

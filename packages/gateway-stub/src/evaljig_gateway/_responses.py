@@ -199,7 +199,7 @@ def handle(req: Request) -> Reply:
         arguments = instance_json(schema, seed=full_prompt, budget=budget, param=where)
         arguments = _shaping.tool_arguments(behaviour, arguments)
         output_tokens = _content.count_tokens(arguments)
-        reasoning = _shaping.reasoning_text(full_prompt) if behaviour.reasoning or behaviour.think_empty else None
+        reasoning = _shaping.reasoning_for(behaviour, full_prompt)
         item: dict[str, Any] = {
             "type": "function_call",
             "id": f"fc_{digest[16:48]}",

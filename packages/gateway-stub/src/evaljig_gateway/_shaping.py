@@ -33,8 +33,11 @@ class Shaped(NamedTuple):
         return _content.count_tokens(self.reasoning) if self.reasoning else 0
 
 
-def reasoning_text(prompt: str) -> str:
-    """A deterministic chain of thought about ``prompt`` (its first 120 characters, whitespace folded)."""
+def reasoning_for(behaviour: Behaviour, prompt: str) -> str | None:
+    """A deterministic chain of thought about ``prompt`` (its first 120 characters, whitespace folded) when
+    ``behaviour`` thinks (``reasoning``, ``think-empty``); None when it does not."""
+    if not (behaviour.reasoning or behaviour.think_empty):
+        return None
     head = " ".join(prompt.split())[:120]
     return f'The question is "{head}". I recall what I know about it, check it once, and answer briefly.'
 
@@ -46,8 +49,7 @@ def shaped(behaviour: Behaviour, prompt: str, text: str, finish: str) -> Shaped:
     answer's tokens and finishes with ``length`` (with ``think-empty``: an empty answer, ``length``, as a
     thinking model that spent its budget thinking).
     """
-    thinks = behaviour.reasoning or behaviour.think_empty
-    reasoning = reasoning_text(prompt) if thinks else None
+    reasoning = reasoning_for(behaviour, prompt)
     if behaviour.think_empty:
         text = ""
     if behaviour.length:
