@@ -45,13 +45,15 @@ def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
     """pytest's ``pytester``, with inner sessions isolated from the outer one.
 
     Inner sessions run their tests in file order (``-p no:randomly``: their assertions describe one
-    session, and the outer seed must not reshuffle it) and never see the outer session's
-    ``EVALJIG_*`` variables. ``PYTEST_ADDOPTS`` is set after pytester has cleared it, so the inner
-    sessions, in process or in a subprocess (xdist workers too), all read it.
+    session, and the outer seed must not reshuffle it), without hypothesis's plugin (no inner session
+    uses it, a team's repository has none, and loading it costs every inner pytest process, xdist
+    workers included, 0.1-0.5 s of CPU), and never see the outer session's ``EVALJIG_*`` variables.
+    ``PYTEST_ADDOPTS`` is set after pytester has cleared it, so the inner sessions, in process or in a
+    subprocess (xdist workers too), all read it.
     """
     for name in [n for n in os.environ if n.startswith(OUTER_SESSION_ENV)]:
         monkeypatch.delenv(name)
-    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:randomly")
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:randomly -p no:hypothesispytest")
     return pytester
 
 
