@@ -43,7 +43,7 @@ def test_the_build_script_uses_only_public_names() -> None:
 def test_the_build_script_is_what_a_teams_is_builders_and_regen_main() -> None:
     script = build_script()
     assert [b.name for b in script.BUILDERS] == [
-        "providers", "mini-mmlu", "polyglot", "config-golden", "caller-cassette", "cli-stdout-golden", "cassette",
+        "providers", "mini-mmlu", "polyglot", "config-golden", "caller-cassette", "cassette", "cli-stdout-golden",
     ]  # fmt: skip
     tree = ast.parse(BUILD_SCRIPT.read_text(encoding="utf-8"))
     main_block = [node for node in tree.body if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test)]

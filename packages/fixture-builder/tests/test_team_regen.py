@@ -6,6 +6,8 @@ import json
 import sys
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -169,3 +171,53 @@ def test_a_committed_recording_is_carried_over_without_an_upstream(tmp_path: Pat
     written = builder.build(staging, BuildContext(committed=committed, staging=staging, lighteval=True))
 
     assert {p.relative_to(staging).as_posix(): p.read_bytes() for p in written} == recorded
+
+
+def test_a_first_build_starts_lighteval_once_for_the_cassette_and_the_cli_golden(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cassette builder, listed first, records the ephemeral gateway's run; the CLI golden takes its table.
+
+    lighteval is the boundary here (the LEV session runs the real one): a stand-in sends one real request
+    through the base URL it is given, so the recording gateway records it, and counts its runs.
+    """
+    import httpx
+
+    from evaljig_fixtures import DatasetSource, cli_stdout_golden_builder, dataset_package_builder, provider_builder
+
+    runs: list[str] = []
+
+    def lighteval_stand_in(spec: Any, tasks: str, **_: Any) -> Any:
+        runs.append(spec.base_url)
+        body = {"model": spec.model, "messages": [{"role": "user", "content": "2 + 2 = ?"}]}
+        httpx.post(f"{spec.base_url}/chat/completions", json=body, timeout=10).raise_for_status()
+        return SimpleNamespace(stdout_table=f"| {tasks} | em | 0.5 |\n")
+
+    monkeypatch.setattr("evaljig_fixtures._builder_factories.run_cli", lighteval_stand_in)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"question": "2 + 2 = ?", "choices": ["3", "4"], "answer": "B"}) + "\n")
+    spec = {"name": "acme", "base_url": "http://127.0.0.1:8000/v1", "model": "openai/acme", "api_key_env": "ACME_KEY"}
+    builders = [
+        provider_builder("providers/acme.json", spec),
+        dataset_package_builder("datasets/acme.zip", DatasetSource(rows, name="acme")),
+        cassette_builder(
+            "cassettes/acme.yaml", provider="providers/acme.json", dataset="datasets/acme.zip",
+            stdout="configs/recorded.txt",
+        ),
+        cli_stdout_golden_builder("configs/expected.txt", provider="providers/acme.json", dataset="datasets/acme.zip"),
+    ]  # fmt: skip
+
+    def build(committed: Path, staging: Path) -> dict[str, bytes]:
+        ctx = BuildContext(committed=committed, staging=staging, lighteval=True)
+        written = [path for builder in builders for path in builder.build(staging, ctx)]
+        return {p.relative_to(staging).as_posix(): p.read_bytes() for p in written}
+
+    first = build(tmp_path / "empty", tmp_path / "first")
+    assert len(runs) == 1, runs  # one run, through the recording gateway
+    assert first["configs/expected.txt"] == first["configs/recorded.txt"] == b"| acme|0 | em | 0.5 |\n"
+    assert b"2 + 2 = ?" in first["cassettes/acme.yaml"]
+
+    second = build(tmp_path / "first", tmp_path / "second")  # the recording committed: carried over
+    assert len(runs) == 2, runs  # the golden's own run, against the ephemeral gateway directly
+    assert runs[1] != runs[0]
+    assert second == first

@@ -10,6 +10,7 @@ relative to the fixtures folder; the goldens read the provider and dataset throu
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -109,22 +110,27 @@ def cli_stdout_golden_builder(relative: str, *, provider: str, dataset: str, nam
     """Runs the real lighteval CLI on ``dataset`` against an ephemeral gateway answering from its key.
 
     Writes lighteval's results table (``LightEvalRun.stdout_table``); requires lighteval, so regen
-    skips it (leaving the committed file alone) where lighteval is not installed.
+    skips it (leaving the committed file alone) where lighteval is not installed. Listed after a
+    ``cassette_builder`` of the same provider and dataset, it uses the table of that builder's run
+    when this regen recorded one from an ephemeral gateway (a first build): the same real CLI run,
+    through a recording gateway, so lighteval starts once, not twice.
     """
 
     def build(out_dir: Path, ctx: BuildContext) -> list[Path]:
-        spec = load_provider_spec(ctx.input(provider))
-        package = load_dataset_package(ctx.input(dataset))
-        with (
-            tempfile.TemporaryDirectory() as tmp,
-            placeholder_key(spec),
-            Gateway(answers=dict(package.answer_key)) as gw,
-        ):
-            module = package.extract_to(Path(tmp) / "task")
-            run = run_cli(
-                spec.with_base_url(gw.base_url), package.task_spec, custom_tasks=module, run_dir=Path(tmp) / "cli"
-            )
-        return [write_output(out_dir, relative, run.stdout_table.encode("utf-8"))]
+        table = ctx.local_tables.get(_local_run_key(ctx, provider, dataset))
+        if table is None:  # no recording of this run's ephemeral gateway came first: run lighteval
+            spec = load_provider_spec(ctx.input(provider))
+            package = load_dataset_package(ctx.input(dataset))
+            with (
+                tempfile.TemporaryDirectory() as tmp,
+                placeholder_key(spec),
+                Gateway(answers=dict(package.answer_key)) as gw,
+            ):
+                module = package.extract_to(Path(tmp) / "task")
+                table = run_cli(
+                    spec.with_base_url(gw.base_url), package.task_spec, custom_tasks=module, run_dir=Path(tmp) / "cli"
+                ).stdout_table
+        return [write_output(out_dir, relative, table.encode("utf-8"))]
 
     return Builder(
         name=name or "cli-stdout-golden", outputs=(relative,), build=build, requires=frozenset({"lighteval"}),
@@ -177,6 +183,8 @@ def cassette_builder(
             run = run_cli(
                 spec.with_base_url(recorder.base_url), package.task_spec, custom_tasks=module, run_dir=Path(tmp) / "cli"
             )
+        if ctx.upstream is None:  # the ephemeral gateway's answers: the CLI golden's run, which may reuse its table
+            ctx.local_tables[_local_run_key(ctx, provider, dataset)] = run.stdout_table
         written = [out]  # the recorder wrote the cassette when it stopped
         if stdout is not None:
             written.append(write_output(out_dir, stdout, run.stdout_table.encode("utf-8")))
@@ -209,6 +217,11 @@ def cassette_builder(
         name=builder_name, outputs=outputs, build=build, requires=frozenset({"lighteval"}), freshness=freshness,
         description=f"the real lighteval CLI's exchanges on {dataset}, recorded (regen --upstream: from your model)",
     )  # fmt: skip
+
+
+def _local_run_key(ctx: BuildContext, provider: str, dataset: str) -> str:
+    """What a lighteval run against the ephemeral gateway depends on: this run's provider spec and dataset package."""
+    return "".join(hashlib.sha256(ctx.input(relative).read_bytes()).hexdigest() for relative in (provider, dataset))
 
 
 def _this_run(ctx: BuildContext, relative: str) -> Path | None:

@@ -59,6 +59,10 @@ class BuildContext:
     match_ignore: frozenset[str] | None = None
     """``--match-ignore``: request fields a replay leaves out of the match, so no recording is stale for them
     (``None``: the gateway's default set)."""
+    local_tables: dict[str, str] = field(default_factory=dict)
+    """lighteval's results tables of this run's recordings from an ephemeral gateway (no ``--upstream``), by what
+    the run read (the provider spec's and dataset package's bytes): a CLI golden of the same two built after
+    one uses its table instead of starting lighteval again, so a first build runs lighteval once, not twice."""
 
     def input(self, relative: str) -> Path:
         """A fixture another builder produces: this run's rebuilt copy if there is one, else the committed one."""
