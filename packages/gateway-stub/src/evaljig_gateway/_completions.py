@@ -124,10 +124,10 @@ def handle(req: Request) -> Reply:
         for k in range(n):
             text, finish = completion_text(prompt.text, answer(known, prompt.text, k), max_tokens, stop)
             # no reasoning field on this endpoint: the reasoning is hidden but counted, as OpenAI bills it
-            shaped = _shaping.shaped(behaviour, prompt.text, text, finish)
-            text, finish = shaped.text, shaped.finish
+            reasoning, text, finish = _shaping.shaped(behaviour, prompt.text, text, finish)
             completion_tokens += _content.count_tokens(text)
-            reasoning_tokens += shaped.reasoning_tokens
+            if reasoning is not None:
+                reasoning_tokens += _content.count_tokens(reasoning)
             logprobs = None
             if top is not None:
                 full = prompt.text + text

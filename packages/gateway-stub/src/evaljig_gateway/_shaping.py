@@ -12,7 +12,7 @@ from typing import Literal, NamedTuple
 
 import orjson
 
-from evaljig_gateway import _content, _tokenizer
+from evaljig_gateway import _tokenizer
 from evaljig_gateway._behaviours import Behaviour
 from evaljig_gateway._errors import GatewayError
 
@@ -27,10 +27,6 @@ class Shaped(NamedTuple):
     reasoning: str | None
     text: str
     finish: str
-
-    @property
-    def reasoning_tokens(self) -> int:
-        return _content.count_tokens(self.reasoning) if self.reasoning else 0
 
 
 def reasoning_for(behaviour: Behaviour, prompt: str) -> str | None:
