@@ -56,15 +56,9 @@ def _is_email(value: str) -> bool:
     """``local@host.tld``: one ``@``, no white space, a lower-case ASCII top-level label."""
     local, _, domain = value.partition("@")
     host, dot, tld = domain.rpartition(".")
-    spaced = any(c.isspace() for c in value)
-    return (
-        bool(local and host and dot)
-        and "@" not in domain
-        and not spaced
-        and tld.isascii()
-        and tld.isalpha()
-        and tld.islower()
-    )
+    if not (local and host and dot) or "@" in domain or any(c.isspace() for c in value):
+        return False
+    return tld.isascii() and tld.isalpha() and tld.islower()
 
 
 def _is_uri(value: str) -> bool:

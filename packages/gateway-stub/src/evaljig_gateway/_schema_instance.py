@@ -34,7 +34,9 @@ Every keyword the check applies spends steps from the same budget.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import itertools
 import json
 import math
 import random
@@ -144,17 +146,14 @@ class _Generator:
         """The place being generated: where a budget ran out."""
         self.drawn: set[tuple[str, str]] = set()
         """``(pattern, string)`` for every string drawn for a pattern: they match by construction."""
-        self._checker: Checker | None = None
         self._patterns: dict[str, Any] = {}
 
-    @property
+    @functools.cached_property
     def checker(self) -> Checker:
         """``jsonschema``'s validator of the root, bounded and regex-free, made (and imported) when first needed."""
-        if self._checker is None:
-            from evaljig_gateway._jsonschema_keywords import Checker
+        from evaljig_gateway._jsonschema_keywords import Checker
 
-            self._checker = Checker(self._root, self._budget, self.drawn)
-        return self._checker
+        return Checker(self._root, self._budget, self.drawn)
 
     def _fits(self, value: Any, schema: Mapping[str, Any]) -> bool:
         """Whether ``value`` is an instance of ``schema`` (a subschema; ``$ref`` resolved from the root)."""
@@ -330,8 +329,7 @@ class _Generator:
                 raise SchemaInstanceError(f"{where}/type: names no JSON type")
             if self._minimal:
                 return min(kinds, key=lambda k: (k in ("object", "array"), k != "null"))
-            useful = [k for k in kinds if k != "null"] or kinds
-            return self._rng.choice(useful)
+            return self._rng.choice([k for k in kinds if k != "null"] or kinds)
         if isinstance(kind, str):
             if kind not in _TYPES:
                 raise SchemaInstanceError(f"{where}/type: {kind!r} is not a JSON type")
@@ -364,13 +362,12 @@ class _Generator:
             taken = set(names)
             names += [n for n in props if n not in taken][: max(0, least - len(names))]
             taken = set(names)
-            counter = 0
+            counters = itertools.count(1)
             while len(names) < least:
                 self._budget.spend_steps(1)
                 if extra is False:
                     raise SchemaInstanceError(f"{where}/minProperties: more than the declared properties")
-                counter += 1
-                name = f"extra_{counter}"
+                name = f"extra_{next(counters)}"
                 if name not in taken:  # a declared or required name; those made here differ by their counter
                     names.append(name)
         out: dict[str, Any] = {}
@@ -646,18 +643,16 @@ def _implied_kind(schema: Mapping[str, Any]) -> str:
     return "string"
 
 
+#: JSON types of Python values that are not null: the first of these a value is an instance of, else object.
+_JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"), (list, "array"))
+
+
 def _json_type(value: Any) -> str:
     if value is None:
         return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
+    if isinstance(value, float) and value.is_integer():
         return "integer"
-    if isinstance(value, float):
-        return "integer" if value.is_integer() else "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
+    return next((name for kind, name in _JSON_TYPES if isinstance(value, kind)), "object")
 
 
 def _int_bound(value: Any, default: int) -> int:
@@ -673,10 +668,7 @@ def _bound(schema: Mapping[str, Any], inclusive: str, exclusive: str) -> tuple[f
         return plain, True
     if not _is_number(open_):
         return plain, False
-    if plain is None:
-        return open_, True
-    lower = inclusive == "minimum"
-    if (open_ >= plain) if lower else (open_ <= plain):
+    if plain is None or (open_ >= plain if inclusive == "minimum" else open_ <= plain):
         return open_, True
     return plain, False
 

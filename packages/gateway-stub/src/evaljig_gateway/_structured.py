@@ -115,12 +115,10 @@ def json_content(fmt: JsonFormat, known: str | None, text: str, seed: str, *, bu
         keyed = orjson.loads(known or "")  # no key, or an empty answer: not JSON
     except orjson.JSONDecodeError:
         keyed = _NOT_JSON
+    if isinstance(keyed, dict) or (fmt.schema is not None and keyed is not _NOT_JSON):
+        return str(known)  # keyed JSON: any value under a schema, an object otherwise
     if fmt.schema is not None:
-        if keyed is not _NOT_JSON:
-            return str(known)
         return instance_json(fmt.schema, seed=seed, budget=budget, param=f"{_PARAM}.json_schema.schema")
-    if isinstance(keyed, dict):
-        return str(known)
     if fmt.prompted is not None:
         try:
             return orjson.dumps(instance_for(fmt.prompted, seed=seed, budget=budget)).decode()
