@@ -121,10 +121,8 @@ def _pattern(validator: Validator, pattern: Any, instance: Any, schema: Any) -> 
         )
 
 
-def _unique_items(
-    validator: Validator, unique: Any, instance: Any, schema: Any
-) -> Iterator[jsonschema.ValidationError]:
-    if unique is True and validator.is_type(instance, "array"):
+def _unique_items(validator: Validator, value: Any, instance: Any, schema: Any) -> Iterator[jsonschema.ValidationError]:
+    if value is True and validator.is_type(instance, "array"):
         seen: set[bytes] = set()
         for item in instance:
             key = canonical(item)
@@ -199,11 +197,10 @@ def _not(validator: Validator, negated: Any, instance: Any, schema: Any) -> Iter
 
 def _if(validator: Validator, condition: Any, instance: Any, schema: Any) -> Iterator[jsonschema.ValidationError]:
     verdict = _verdict(validator, condition, instance)
+    branch = "then" if verdict else "else"
     if verdict is None:
         yield _undecided("if", instance)
-        return
-    branch = "then" if verdict else "else"
-    if branch in schema:
+    elif branch in schema:
         yield from validator.descend(instance, schema[branch], schema_path=branch)
 
 

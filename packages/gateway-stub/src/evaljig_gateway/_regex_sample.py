@@ -291,7 +291,7 @@ class _Walker:
             self._emit(self._groups[av])
         elif name == "AT":
             self._at(str(av))
-        else:  # pragma: no cover - _check_supported refused it
+        else:  # pragma: no cover - _refusal refused it
             raise RegexError(f"the construct {name} is not supported")
 
     def _repeat(self, low: int, high: int, body: Any) -> None:
