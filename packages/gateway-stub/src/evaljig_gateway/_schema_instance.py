@@ -350,8 +350,7 @@ class _Generator:
         wanted = set(required)
         extra = schema.get("additionalProperties", True)
         names = [n for n in props if n in wanted] if self._minimal else list(props)
-        listed = set(names)
-        names += [r for r in required if r not in listed]
+        names = list(dict.fromkeys([*names, *required]))
         most = schema.get("maxProperties")
         if isinstance(most, int) and len(names) > most:
             names = sorted(names, key=lambda n: n not in wanted)[: max(most, len(wanted))]  # the required first
@@ -359,8 +358,7 @@ class _Generator:
         if isinstance(least, int) and not isinstance(least, bool):
             # '"k":0,' is 4 characters at the least
             self._refuse_beyond_budget(least * 4, f"{where}/minProperties", f"{least:,} properties need")
-            taken = set(names)
-            names += [n for n in props if n not in taken][: max(0, least - len(names))]
+            names = list(dict.fromkeys([*names, *props]))[: max(least, len(names))]
             taken = set(names)
             counters = itertools.count(1)
             while len(names) < least:
