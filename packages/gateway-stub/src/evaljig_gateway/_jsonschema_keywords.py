@@ -208,11 +208,8 @@ def _contains(keyword: Callable[..., Any]) -> Callable[..., Any]:
     """2020-12 ``contains``: with ``maxContains`` a failing item can make the array pass, so unknowns must not count."""
 
     def contains(validator: Validator, value: Any, instance: Any, schema: Any) -> Any:
-        if (
-            "maxContains" in schema
-            and validator.is_type(instance, "array")
-            and any(_verdict(validator, value, item) is None for item in instance)
-        ):
+        capped = "maxContains" in schema and validator.is_type(instance, "array")
+        if capped and any(_verdict(validator, value, item) is None for item in instance):
             return iter([_undecided("contains/maxContains", instance)])
         return keyword(validator, value, instance, schema)
 
