@@ -253,7 +253,7 @@ class _Walker:
         self._groups: dict[int, str] = {}
         self._ignore_case = [False]
         self._allowed: dict[tuple[str, int, bool], str] = {}
-        """Character pools of negated classes and classes, by node."""
+        """Character pools of ``NOT_LITERAL`` and ``IN`` nodes, by node and IGNORECASE."""
 
     def run(self, parsed: Any) -> str:
         self._ignore_case = [bool(parsed.state.flags & _IGNORECASE)]
@@ -317,14 +317,18 @@ class _Walker:
             return _char(av)
         if name == "ANY":
             return string.ascii_letters
-        if name == "NOT_LITERAL":
-            return self._allowed_chars(("literal", av), lambda c: c == chr(av))
-        if av and str(av[0][0]) == "NEGATE":
-            return self._allowed_chars(("class", id(av)), lambda c: _in_class(c, av[1:]))
-        key = ("in", id(av), False)  # the parse tree outlives the walk: ids stay unique
+        key = (name, id(av), self._ignore_case[-1])  # the parse tree outlives the walk: ids stay unique
         if key not in self._allowed:
-            self._allowed[key] = "".join(sorted({c for item in av for c in _item_pool(*item)}))
+            self._allowed[key] = self._class_pool(name, av)
         return self._allowed[key]
+
+    def _class_pool(self, name: str, av: Any) -> str:
+        """What a ``NOT_LITERAL`` or negated class allows, or the characters of a class's members."""
+        if name == "NOT_LITERAL":
+            return self._allowed_chars(lambda c: c == chr(av))
+        if av and str(av[0][0]) == "NEGATE":
+            return self._allowed_chars(lambda c: _in_class(c, av[1:]))
+        return "".join(sorted({c for item in av for c in _item_pool(*item)}))
 
     def _group(self, av: Any) -> None:
         group, add_flags, del_flags, body = av
@@ -347,12 +351,8 @@ class _Walker:
         elif where in ("AT_END", "AT_END_STRING"):
             self.ended = True
 
-    def _allowed_chars(self, what: tuple[str, int], banned: Callable[[str], bool]) -> str:
+    def _allowed_chars(self, banned: Callable[[str], bool]) -> str:
         """A character the class does not hold; under IGNORECASE one with no case, so no other case is banned."""
-        key = (*what, self._ignore_case[-1])  # the parse tree outlives the walk: ids stay unique
-        cached = self._allowed.get(key)
-        if cached is not None:
-            return cached
         pool = _CASELESS if self._ignore_case[-1] else _PRINTABLE
         allowed = "".join(c for c in pool if not banned(c))
         if not allowed:
@@ -361,7 +361,6 @@ class _Walker:
                 allowed = "".join(c for c in allowed if c.lower() == c.upper())
         if not allowed:
             raise _DeadEndError
-        self._allowed[key] = allowed
         return allowed
 
 
