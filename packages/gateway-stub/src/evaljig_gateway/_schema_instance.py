@@ -124,8 +124,7 @@ def instance_for(schema: Mapping[str, Any] | bool, *, seed: str, budget: OutputB
 def instance_json(schema: Any, *, seed: str, budget: OutputBudget, param: str) -> str:
     """An instance of ``schema`` as JSON text; a 400 naming ``param`` and the place in the schema when there is none."""
     try:
-        value = instance_for(schema, seed=seed, budget=budget)
-        return orjson.dumps(value).decode()
+        return orjson.dumps(instance_for(schema, seed=seed, budget=budget)).decode()
     except SchemaInstanceError as exc:
         raise invalid(exc.param(param), exc.reason) from None
     except TypeError as exc:  # a const/enum integer past 64 bits
@@ -309,9 +308,8 @@ class _Generator:
         kinds = schema.get("type")
         if kinds is not None:
             wanted = set(kinds) if isinstance(kinds, list) else {kinds}
-            options = [
-                o for o in options if _json_type(o) in wanted or (_json_type(o) == "integer" and "number" in wanted)
-            ]
+            integers = "number" in wanted  # an integer is a number too
+            options = [o for o in options if _json_type(o) in wanted or (integers and _json_type(o) == "integer")]
             if not options:
                 raise SchemaInstanceError(f"{where}/enum: no value is of type {kinds!r}")
         rest = _beside(schema, "enum", "type")
