@@ -252,14 +252,13 @@ def _validator_class(schema: Any) -> type[Any]:
             base = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         except Exception:  # a "$schema" that is not a string: the default draft, as for an unknown one
             base = jsonschema.Draft202012Validator
-    extended = _EXTENDED.get(base)
-    if extended is None:
+    if base not in _EXTENDED:
         keywords = dict(base.VALIDATORS)
         keywords.update({name: keyword for name, keyword in _REPLACED.items() if name in keywords})
         keywords.update({name: wrap(keywords[name]) for name, wrap in _WRAPPED.items() if name in keywords})
         counted = {name: _counted(name, keyword) for name, keyword in keywords.items()}
-        extended = _EXTENDED[base] = jsonschema.validators.extend(base, counted)
-    return extended
+        _EXTENDED[base] = jsonschema.validators.extend(base, counted)
+    return _EXTENDED[base]
 
 
 class Checker:
