@@ -49,10 +49,9 @@ DEFAULT_MAX_CASSETTE_BYTES = 256 * 1024 * 1024
 #: request (``user``, ``metadata``: the caller's own bookkeeping; ``stream_options``: added or not
 #: by the client's version) and never change which answer the model gives.
 DEFAULT_IGNORED_FIELDS: frozenset[str] = frozenset({"stream_options", "user", "metadata"})
-#: Response headers kept: the ones clients read (status handling, retry timing). Nothing that
-#: varies per call (ids, dates, cookies) so that a re-record differs only where answers do.
-KEPT_RESPONSE_HEADERS = frozenset({"content-type", "retry-after", "retry-after-ms"})
-KEPT_RESPONSE_HEADER_PREFIX = "x-ratelimit-"
+#: Response headers kept (lower-case names): the ones clients read (status handling, retry timing). Nothing
+#: that varies per call (ids, dates, cookies) so that a re-record differs only where answers do.
+_KEPT_HEADER = re.compile("content-type|retry-after|retry-after-ms|x-ratelimit-.*", re.DOTALL)
 SSE_TYPE = "text/event-stream"
 
 #: Body fields that hold credentials by name (query parameters: evaljig-common's ``credential_params``).
@@ -161,11 +160,7 @@ def sse_events(text: str) -> list[bytes]:
 
 def kept_headers(headers: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
     """The response headers a cassette keeps, lower-cased, content-type first, the rest sorted."""
-    kept = {
-        name.lower(): value
-        for name, value in headers
-        if name.lower() in KEPT_RESPONSE_HEADERS or name.lower().startswith(KEPT_RESPONSE_HEADER_PREFIX)
-    }
+    kept = {name.lower(): value for name, value in headers if _KEPT_HEADER.fullmatch(name.lower())}
     return tuple(sorted(kept.items(), key=lambda item: (item[0] != "content-type", item[0])))
 
 
@@ -394,8 +389,6 @@ def load_cassette(path: Path, max_bytes: int = DEFAULT_MAX_CASSETTE_BYTES) -> li
         raise CassetteError(f"{path}: {exc}{fix}") from None
     except OSError as exc:
         raise CassetteError(f"{path}: cannot read the cassette: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise CassetteError(f"{path}: not UTF-8 text: {exc.reason} at byte {exc.start}") from None
     return _exchanges(path, document)
 
 
@@ -411,11 +404,9 @@ def read_items(path: Path, max_bytes: int = DEFAULT_MAX_CASSETTE_BYTES) -> list[
     except OSError as exc:
         raise CassetteError(f"{path}: cannot read the cassette: {exc.strerror or exc}") from None
     if exchanges and raw.startswith(_HEAD + b"- ") and raw.endswith(b"\n" + _TAIL):
-        body = raw[len(_HEAD) : -len(_TAIL)]
-        starts = [0, *(m.start() + 1 for m in re.finditer(b"\n- ", body))]
-        if len(starts) == len(exchanges):
-            ends = [*starts[1:], len(body)]
-            return [(e, body[a:b]) for e, a, b in zip(exchanges, starts, ends, strict=True)]
+        texts = re.split(b"(?<=\n)(?=- )", raw[len(_HEAD) : -len(_TAIL)])  # cut before each "- " at a line start
+        if len(texts) == len(exchanges):
+            return list(zip(exchanges, texts, strict=True))
     return items_of(path, exchanges)
 
 
