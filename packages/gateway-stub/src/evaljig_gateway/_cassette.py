@@ -92,10 +92,6 @@ class Exchange:
     def content_type(self) -> str:
         return next((value for name, value in self.headers if name == "content-type"), "")
 
-    @property
-    def streamed(self) -> bool:
-        return self.content_type.startswith(SSE_TYPE)
-
 
 #: What must never be written: secret values by a label that names them (never the value) in errors.
 Secrets = Mapping[str, str]
@@ -389,7 +385,12 @@ def load_cassette(path: Path, max_bytes: int = DEFAULT_MAX_CASSETTE_BYTES) -> li
         raise CassetteError(f"{path}: {exc}{fix}") from None
     except OSError as exc:
         raise CassetteError(f"{path}: cannot read the cassette: {exc.strerror or exc}") from None
-    return _exchanges(path, document)
+    if not isinstance(document, dict):
+        raise CassetteError(f"{path}: expected a mapping with 'interactions', got {_kind(document)}")
+    interactions = document.get("interactions")
+    if not isinstance(interactions, list):
+        raise CassetteError(f"{path}: interactions: expected a list, got {_kind(interactions)}")
+    return [_exchange(_Node(path, f"interactions[{i}]", item).mapping()) for i, item in enumerate(interactions)]
 
 
 def read_items(path: Path, max_bytes: int = DEFAULT_MAX_CASSETTE_BYTES) -> list[Item]:
@@ -408,15 +409,6 @@ def read_items(path: Path, max_bytes: int = DEFAULT_MAX_CASSETTE_BYTES) -> list[
         if len(texts) == len(exchanges):
             return list(zip(exchanges, texts, strict=True))
     return items_of(path, exchanges)
-
-
-def _exchanges(path: Path, document: Any) -> list[Exchange]:
-    if not isinstance(document, dict):
-        raise CassetteError(f"{path}: expected a mapping with 'interactions', got {_kind(document)}")
-    interactions = document.get("interactions")
-    if not isinstance(interactions, list):
-        raise CassetteError(f"{path}: interactions: expected a list, got {_kind(interactions)}")
-    return [_exchange(_Node(path, f"interactions[{i}]", item).mapping()) for i, item in enumerate(interactions)]
 
 
 _MISSING = object()

@@ -220,7 +220,6 @@ class Journal:
         started = ended if started_ns is None else min(started_ns, ended)
         wall = time.time() - (ended - started) / 1e9
         retry_after = retry_after_of(reply_headers) if reply_headers else None
-        size = len(raw_body)
         kept = raw_body[: self.body_bytes]  # the body itself (no copy) when it is not longer
         cost = ENTRY_OVERHEAD + len(kept) + len(path) + len(model or "") + len(miss or "")
         with self._lock:
@@ -228,13 +227,12 @@ class Journal:
             if epoch is not None and epoch != self._epoch:
                 return  # a test's leftover (say, a request its client gave up on) is not the next test's call
             self._seq += 1
-            entry = (self._seq, method, path, model, status, attempt, kept, size, miss, started, ended, wall,
+            entry = (self._seq, method, path, model, status, attempt, kept, len(raw_body), miss, started, ended, wall,
                      retry_after, cut, error_code, cost)  # fmt: skip
-            calls = self._calls
-            calls.append(entry)
+            self._calls.append(entry)
             self._bytes += cost
-            while len(calls) > self.capacity or (self._bytes > self.max_bytes and len(calls) > 1):
-                self._bytes -= calls.popleft()[-1]
+            while len(self._calls) > self.capacity or (self._bytes > self.max_bytes and len(self._calls) > 1):
+                self._bytes -= self._calls.popleft()[-1]
                 self._dropped += 1
         if self._sink is not None:
             self._sink.put(entry)

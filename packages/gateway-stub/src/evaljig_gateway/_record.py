@@ -165,12 +165,10 @@ class Recorder:
         content_type = next((v for n, v in kept if n == "content-type"), "application/json")
         others = [(n.encode(), v.encode()) for n, v in kept if n != "content-type"]
         content = response.content if content is None else content
-        body_text: str | None
+        body_text: str | None = None
         if content_type.startswith(SSE_TYPE):
-            try:
+            with contextlib.suppress(UnicodeDecodeError):  # not UTF-8: passed on as it came, not recorded
                 body_text = sse_text(content)
-            except UnicodeDecodeError:
-                body_text = None
             events = sse_events(body_text) if body_text is not None else [content]
             reply = Reply(response.status_code, b"", content_type.encode(), others, events)
         else:
