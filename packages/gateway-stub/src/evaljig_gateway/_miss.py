@@ -104,9 +104,8 @@ class Group:
 def miss(group: Group | None, method: str, target: str, body: bytes) -> GatewayError:
     """The 404 for a request no recording matches, naming the closest recording of ``group`` (its method and
     path) and the fields that differ."""
-    path = target.split("?", 1)[0]
     if group is None or not group.bodies:
-        nothing = f"Cassette miss: nothing was recorded for {method} {path}"
+        nothing = f"Cassette miss: nothing was recorded for {method} {target.split('?', 1)[0]}"
         return GatewayError(404, f"{nothing} (evaljig gateway replay: no recorded answer for this request).", code=CODE)
     wanted = flatten(loads_json(body)) if body else {}
     wanted_hashes = pair_hashes(wanted)
