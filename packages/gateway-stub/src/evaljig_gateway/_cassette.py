@@ -453,6 +453,15 @@ class _Node:
                 raise self.error("binary content that is not UTF-8 text") from None
         return self.string()
 
+    def json_text(self, problem: str) -> str:
+        """:meth:`text` that is blank or JSON; anything else is an error: ``problem (the parser's reason)``."""
+        text = self.text()
+        try:
+            request_json(text)
+        except ValueError as exc:
+            raise self.error(f"{problem} ({exc})") from None
+        return text
+
 
 def _exchange(entry: _Node) -> Exchange:
     request, response = entry.field("request").mapping(), entry.field("response").mapping()
@@ -462,12 +471,7 @@ def _exchange(entry: _Node) -> Exchange:
     if not parts.path.startswith("/v1/"):
         raise uri.error(f"expected a URI under /v1/, got {uri.value!r}")
     path = parts.path + (f"?{parts.query}" if parts.query else "")
-    body = request.field("body")
-    request_body = body.text()
-    try:
-        request_json(request_body)
-    except ValueError as exc:
-        raise body.error(f"not JSON ({exc})") from None
+    request_body = request.field("body").json_text("not JSON")
     status = response.field("status").mapping()
     code = status.field("code")
     if isinstance(code.value, bool) or not isinstance(code.value, int):
@@ -478,11 +482,8 @@ def _exchange(entry: _Node) -> Exchange:
     headers = _headers(response.field("headers", {}).mapping())
     answer = response.field("body").mapping().field("string")
     exchange = Exchange(method, path, request_body, code.value, headers, answer.text(), message)
-    if "json" in exchange.content_type and exchange.body.strip():
-        try:
-            loads_json(exchange.body)
-        except ValueError as exc:
-            raise answer.error(f"content-type is JSON but the body is not ({exc})") from None
+    if "json" in exchange.content_type:
+        answer.json_text("content-type is JSON but the body is not")
     return exchange
 
 

@@ -188,10 +188,8 @@ class Recorder:
 
 def _request_text(raw: bytes) -> str | None:
     """The request body pretty-printed; None when it is not JSON (such an exchange is not recorded)."""
-    if not raw.strip():
-        return ""
     try:
-        return pretty_json(loads_json(raw))
+        return pretty_json(loads_json(raw)) if raw.strip() else ""
     except ValueError:  # UnicodeDecodeError included
         return None
 
