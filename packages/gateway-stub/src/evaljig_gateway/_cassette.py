@@ -49,10 +49,9 @@ DEFAULT_MAX_CASSETTE_BYTES = 256 * 1024 * 1024
 #: request (``user``, ``metadata``: the caller's own bookkeeping; ``stream_options``: added or not
 #: by the client's version) and never change which answer the model gives.
 DEFAULT_IGNORED_FIELDS: frozenset[str] = frozenset({"stream_options", "user", "metadata"})
-#: Response headers kept: the ones clients read (status handling, retry timing). Nothing that
-#: varies per call (ids, dates, cookies) so that a re-record differs only where answers do.
-KEPT_RESPONSE_HEADERS = frozenset({"content-type", "retry-after", "retry-after-ms"})
-KEPT_RESPONSE_HEADER_PREFIX = "x-ratelimit-"
+#: Response headers kept (lower-case names): the ones clients read (status handling, retry timing). Nothing
+#: that varies per call (ids, dates, cookies) so that a re-record differs only where answers do.
+_KEPT_HEADER = re.compile("content-type|retry-after|retry-after-ms|x-ratelimit-.*", re.DOTALL)
 SSE_TYPE = "text/event-stream"
 
 #: Body fields that hold credentials by name (query parameters: evaljig-common's ``credential_params``).
@@ -92,10 +91,6 @@ class Exchange:
     @property
     def content_type(self) -> str:
         return next((value for name, value in self.headers if name == "content-type"), "")
-
-    @property
-    def streamed(self) -> bool:
-        return self.content_type.startswith(SSE_TYPE)
 
 
 #: What must never be written: secret values by a label that names them (never the value) in errors.
@@ -161,11 +156,7 @@ def sse_events(text: str) -> list[bytes]:
 
 def kept_headers(headers: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
     """The response headers a cassette keeps, lower-cased, content-type first, the rest sorted."""
-    kept = {
-        name.lower(): value
-        for name, value in headers
-        if name.lower() in KEPT_RESPONSE_HEADERS or name.lower().startswith(KEPT_RESPONSE_HEADER_PREFIX)
-    }
+    kept = {name.lower(): value for name, value in headers if _KEPT_HEADER.fullmatch(name.lower())}
     return tuple(sorted(kept.items(), key=lambda item: (item[0] != "content-type", item[0])))
 
 
@@ -394,9 +385,12 @@ def load_cassette(path: Path, max_bytes: int = DEFAULT_MAX_CASSETTE_BYTES) -> li
         raise CassetteError(f"{path}: {exc}{fix}") from None
     except OSError as exc:
         raise CassetteError(f"{path}: cannot read the cassette: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise CassetteError(f"{path}: not UTF-8 text: {exc.reason} at byte {exc.start}") from None
-    return _exchanges(path, document)
+    if not isinstance(document, dict):
+        raise CassetteError(f"{path}: expected a mapping with 'interactions', got {_kind(document)}")
+    interactions = document.get("interactions")
+    if not isinstance(interactions, list):
+        raise CassetteError(f"{path}: interactions: expected a list, got {_kind(interactions)}")
+    return [_exchange(_Node(path, f"interactions[{i}]", item).mapping()) for i, item in enumerate(interactions)]
 
 
 def read_items(path: Path, max_bytes: int = DEFAULT_MAX_CASSETTE_BYTES) -> list[Item]:
@@ -411,21 +405,10 @@ def read_items(path: Path, max_bytes: int = DEFAULT_MAX_CASSETTE_BYTES) -> list[
     except OSError as exc:
         raise CassetteError(f"{path}: cannot read the cassette: {exc.strerror or exc}") from None
     if exchanges and raw.startswith(_HEAD + b"- ") and raw.endswith(b"\n" + _TAIL):
-        body = raw[len(_HEAD) : -len(_TAIL)]
-        starts = [0, *(m.start() + 1 for m in re.finditer(b"\n- ", body))]
-        if len(starts) == len(exchanges):
-            ends = [*starts[1:], len(body)]
-            return [(e, body[a:b]) for e, a, b in zip(exchanges, starts, ends, strict=True)]
+        texts = re.split(b"(?<=\n)(?=- )", raw[len(_HEAD) : -len(_TAIL)])  # cut before each "- " at a line start
+        if len(texts) == len(exchanges):
+            return list(zip(exchanges, texts, strict=True))
     return items_of(path, exchanges)
-
-
-def _exchanges(path: Path, document: Any) -> list[Exchange]:
-    if not isinstance(document, dict):
-        raise CassetteError(f"{path}: expected a mapping with 'interactions', got {_kind(document)}")
-    interactions = document.get("interactions")
-    if not isinstance(interactions, list):
-        raise CassetteError(f"{path}: interactions: expected a list, got {_kind(interactions)}")
-    return [_exchange(_Node(path, f"interactions[{i}]", item).mapping()) for i, item in enumerate(interactions)]
 
 
 _MISSING = object()
@@ -470,6 +453,15 @@ class _Node:
                 raise self.error("binary content that is not UTF-8 text") from None
         return self.string()
 
+    def json_text(self, problem: str) -> str:
+        """:meth:`text` that is blank or JSON; anything else is an error: ``problem (the parser's reason)``."""
+        text = self.text()
+        try:
+            request_json(text)
+        except ValueError as exc:
+            raise self.error(f"{problem} ({exc})") from None
+        return text
+
 
 def _exchange(entry: _Node) -> Exchange:
     request, response = entry.field("request").mapping(), entry.field("response").mapping()
@@ -479,12 +471,7 @@ def _exchange(entry: _Node) -> Exchange:
     if not parts.path.startswith("/v1/"):
         raise uri.error(f"expected a URI under /v1/, got {uri.value!r}")
     path = parts.path + (f"?{parts.query}" if parts.query else "")
-    body = request.field("body")
-    request_body = body.text()
-    try:
-        request_json(request_body)
-    except ValueError as exc:
-        raise body.error(f"not JSON ({exc})") from None
+    request_body = request.field("body").json_text("not JSON")
     status = response.field("status").mapping()
     code = status.field("code")
     if isinstance(code.value, bool) or not isinstance(code.value, int):
@@ -495,11 +482,8 @@ def _exchange(entry: _Node) -> Exchange:
     headers = _headers(response.field("headers", {}).mapping())
     answer = response.field("body").mapping().field("string")
     exchange = Exchange(method, path, request_body, code.value, headers, answer.text(), message)
-    if "json" in exchange.content_type and exchange.body.strip():
-        try:
-            loads_json(exchange.body)
-        except ValueError as exc:
-            raise answer.error(f"content-type is JSON but the body is not ({exc})") from None
+    if "json" in exchange.content_type:
+        answer.json_text("content-type is JSON but the body is not")
     return exchange
 
 

@@ -16,6 +16,7 @@ what tests and failure bundles compare byte for byte stays the same run after ru
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 import time
@@ -81,12 +82,9 @@ class Call:
     @property
     def body(self) -> Any:
         """The request body as JSON, or as text when it was not valid JSON (or was truncated)."""
-        try:
-            return orjson.loads(self.raw_body) if self.raw_body and not self.truncated else self._text()
-        except orjson.JSONDecodeError:
-            return self._text()
-
-    def _text(self) -> str | None:
+        if self.raw_body and not self.truncated:
+            with contextlib.suppress(orjson.JSONDecodeError):
+                return orjson.loads(self.raw_body)
         return self.raw_body.decode("utf-8", errors="replace") if self.raw_body else None
 
     def as_dict(self, *, timed: bool = False) -> dict[str, Any]:
@@ -129,14 +127,11 @@ def call_json(call: Call) -> bytes:
 
 def retry_after_of(headers: Sequence[tuple[bytes, bytes]]) -> int | None:
     """The wait an answer's headers ask for, in ms: ``retry-after-ms``, else ``retry-after`` in whole seconds."""
-    millis = seconds = b""
-    for name, value in headers:  # the last of a name counts, as in a dict of them
-        if name == b"retry-after-ms":
-            millis = value
-        elif name == b"retry-after":
-            seconds = value
+    asked = dict(headers)  # the last of a name counts
+    millis = asked.get(b"retry-after-ms", b"")
     if millis.isdigit():
         return int(millis)
+    seconds = asked.get(b"retry-after", b"")
     return int(seconds) * 1000 if seconds.isdigit() else None
 
 
@@ -225,21 +220,19 @@ class Journal:
         started = ended if started_ns is None else min(started_ns, ended)
         wall = time.time() - (ended - started) / 1e9
         retry_after = retry_after_of(reply_headers) if reply_headers else None
-        size = len(raw_body)
-        kept = raw_body if size <= self.body_bytes else raw_body[: self.body_bytes]
+        kept = raw_body[: self.body_bytes]  # the body itself (no copy) when it is not longer
         cost = ENTRY_OVERHEAD + len(kept) + len(path) + len(model or "") + len(miss or "")
         with self._lock:
             self._served += 1
             if epoch is not None and epoch != self._epoch:
                 return  # a test's leftover (say, a request its client gave up on) is not the next test's call
             self._seq += 1
-            entry = (self._seq, method, path, model, status, attempt, kept, size, miss, started, ended, wall,
+            entry = (self._seq, method, path, model, status, attempt, kept, len(raw_body), miss, started, ended, wall,
                      retry_after, cut, error_code, cost)  # fmt: skip
-            calls = self._calls
-            calls.append(entry)
+            self._calls.append(entry)
             self._bytes += cost
-            while len(calls) > self.capacity or (self._bytes > self.max_bytes and len(calls) > 1):
-                self._bytes -= calls.popleft()[-1]
+            while len(self._calls) > self.capacity or (self._bytes > self.max_bytes and len(self._calls) > 1):
+                self._bytes -= self._calls.popleft()[-1]
                 self._dropped += 1
         if self._sink is not None:
             self._sink.put(entry)

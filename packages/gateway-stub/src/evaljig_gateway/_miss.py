@@ -104,9 +104,8 @@ class Group:
 def miss(group: Group | None, method: str, target: str, body: bytes) -> GatewayError:
     """The 404 for a request no recording matches, naming the closest recording of ``group`` (its method and
     path) and the fields that differ."""
-    path = target.split("?", 1)[0]
     if group is None or not group.bodies:
-        nothing = f"Cassette miss: nothing was recorded for {method} {path}"
+        nothing = f"Cassette miss: nothing was recorded for {method} {target.split('?', 1)[0]}"
         return GatewayError(404, f"{nothing} (evaljig gateway replay: no recorded answer for this request).", code=CODE)
     wanted = flatten(loads_json(body)) if body else {}
     wanted_hashes = pair_hashes(wanted)
@@ -125,18 +124,17 @@ def explain(method: str, target: str, place: int, recorded: dict[str, str], want
     """The miss message: a first line naming the closest recording and the first differing field (what a
     failing case shows), then each differing field on its own line."""
     paths = list(dict.fromkeys([*recorded, *wanted]))
-    differing = [p for p in paths if recorded.get(p) != wanted.get(p)]
-    alike = len(paths) - len(differing)
-    lines = [_difference(p, recorded.get(p), wanted.get(p)) for p in differing]
+    lines = [_difference(p, recorded.get(p), wanted.get(p)) for p in paths if recorded.get(p) != wanted.get(p)]
+    alike = len(paths) - len(lines)
     more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
     first = lines[0] if lines else "the query string"
     head = (
         f"Cassette miss: {method} {target} differs from the closest recording, interactions[{place}] "
         f"({alike} of {len(paths)} fields alike): {first}{more}"
     )
-    shown = lines[:MAX_DIFF_LINES] + (
-        [f"... {len(lines) - MAX_DIFF_LINES} more"] if len(lines) > MAX_DIFF_LINES else []
-    )
+    shown = lines[:MAX_DIFF_LINES]
+    if len(lines) > MAX_DIFF_LINES:
+        shown.append(f"... {len(lines) - MAX_DIFF_LINES} more")
     tail = ("(evaljig gateway replay: no recorded answer for this request; bodies compared as canonical JSON: "
             "keys sorted, ignored fields and behaviour tokens dropped)")  # fmt: skip
     return "\n".join([head, *(f"  {line}" for line in shown), tail])

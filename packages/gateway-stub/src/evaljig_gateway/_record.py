@@ -64,16 +64,6 @@ def check_upstream(url: str) -> str:
     return url.rstrip("/")
 
 
-def upstream_key(api_key_env: str | None) -> str | None:
-    """The upstream key from ``api_key_env``; unset or empty is an error (a recording would get 401s)."""
-    if api_key_env is None:
-        return None
-    key = os.environ.get(api_key_env, "")
-    if not key.strip():
-        raise ValueError(f"--api-key-env {api_key_env}: the environment variable is unset or empty")
-    return key
-
-
 class Recorder:
     """Forwards API requests to ``upstream`` and keeps the recordable exchanges in arrival-of-answer order."""
 
@@ -83,7 +73,9 @@ class Recorder:
         self.upstream = check_upstream(upstream)
         self.api_key_env = api_key_env
         self.max_answer_bytes = max_answer_bytes
-        self._key = upstream_key(api_key_env)
+        self._key = os.environ.get(api_key_env, "") if api_key_env is not None else None
+        if self._key is not None and not self._key.strip():  # unset or empty: a recording would get 401s
+            raise ValueError(f"--api-key-env {api_key_env}: the environment variable is unset or empty")
         self.recorded: list[Item] = []
         """What was recorded, with its cassette text, in the order the answers were sent."""
         self._client_credentials: set[str] = set()
@@ -97,16 +89,11 @@ class Recorder:
         return values
 
     async def forward(
-        self,
-        method: str,
-        path: str,
-        raw: bytes,
-        headers: Iterable[tuple[bytes, bytes]],
-        receive: Receive | None = None,
+        self, method: str, path: str, raw: bytes, headers: Iterable[tuple[bytes, bytes]], receive: Receive
     ) -> tuple[Reply, Exchange | None]:
         """The upstream's answer to the client's request (``path`` from ``/v1/`` on, with its query), and the
-        exchange kept for the cassette (None when it is not recorded). With ``receive`` (the client's ASGI
-        channel, its body already read), a client that leaves stops the upstream read: ``ClientGoneError``."""
+        exchange kept for the cassette (None when it is not recorded). A client that leaves (``receive``: its
+        ASGI channel, its body already read) stops the upstream read: ``ClientGoneError``."""
         sent = {b"content-type": b"application/json"} if raw else {}
         for name, value in headers:
             name = name.lower()
@@ -121,17 +108,16 @@ class Recorder:
         if self._client is None:
             self._client = httpx.AsyncClient(timeout=UPSTREAM_TIMEOUT, follow_redirects=False)
         reading = asyncio.ensure_future(self._read(self._client, method, url, raw, sent))
-        if receive is not None:
-            gone = asyncio.ensure_future(until_disconnect(receive))
-            try:
-                await asyncio.wait((reading, gone), return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                gone.cancel()
-            if not reading.done():  # the client left: stop reading (the upstream connection is closed)
-                reading.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await reading
-                raise ClientGoneError
+        gone = asyncio.ensure_future(until_disconnect(receive))
+        try:
+            await asyncio.wait((reading, gone), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            gone.cancel()
+        if not reading.done():  # the client left: stop reading (the upstream connection is closed)
+            reading.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await reading
+            raise ClientGoneError
         response, content = await reading
         reply, exchange = self._answer(method, path, raw, response, content)
         if exchange is None:
@@ -179,12 +165,10 @@ class Recorder:
         content_type = next((v for n, v in kept if n == "content-type"), "application/json")
         others = [(n.encode(), v.encode()) for n, v in kept if n != "content-type"]
         content = response.content if content is None else content
-        body_text: str | None
+        body_text: str | None = None
         if content_type.startswith(SSE_TYPE):
-            try:
+            with contextlib.suppress(UnicodeDecodeError):  # not UTF-8: passed on as it came, not recorded
                 body_text = sse_text(content)
-            except UnicodeDecodeError:
-                body_text = None
             events = sse_events(body_text) if body_text is not None else [content]
             reply = Reply(response.status_code, b"", content_type.encode(), others, events)
         else:
@@ -204,10 +188,8 @@ class Recorder:
 
 def _request_text(raw: bytes) -> str | None:
     """The request body pretty-printed; None when it is not JSON (such an exchange is not recorded)."""
-    if not raw.strip():
-        return ""
     try:
-        return pretty_json(loads_json(raw))
+        return pretty_json(loads_json(raw)) if raw.strip() else ""
     except ValueError:  # UnicodeDecodeError included
         return None
 
@@ -217,11 +199,8 @@ def _json_or_text(content: bytes, json_type: bool) -> str | None:
     (bytes that are not UTF-8, a body labelled JSON that is not)."""
     try:
         text = content.decode("utf-8")
+        return pretty_json(loads_json(text)) if text.strip() else text
     except UnicodeDecodeError:
         return None
-    if not text.strip():
-        return text
-    try:
-        return pretty_json(loads_json(text))
-    except ValueError:
+    except ValueError:  # not JSON
         return None if json_type else text

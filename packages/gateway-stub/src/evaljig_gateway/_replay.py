@@ -26,6 +26,7 @@ from typing import Any
 from evaljig_common import MAX_JSON_DEPTH, depth_exceeds
 from evaljig_gateway._cassette import (
     DEFAULT_IGNORED_FIELDS,
+    SSE_TYPE,
     Exchange,
     MatchKey,
     canonical_value,
@@ -42,14 +43,14 @@ from evaljig_gateway._replies import Reply
 
 def _answer(exchange: Exchange) -> Reply:
     """The reply ``exchange`` gives, as the gateway sends it; never sent itself (see ``Replayer.answer``)."""
-    content_type = (exchange.content_type or "application/json").encode()
+    content_type = exchange.content_type or "application/json"
     headers = [(n.encode(), v.encode()) for n, v in exchange.headers if n != "content-type"]
-    if exchange.streamed:
-        return Reply(exchange.status, b"", content_type, headers, sse_events(exchange.body))
+    if content_type.startswith(SSE_TYPE):
+        return Reply(exchange.status, b"", content_type.encode(), headers, sse_events(exchange.body))
     body = exchange.body.encode()
-    if b"json" in content_type and body.strip():
+    if "json" in content_type and body.strip():
         body = compact_json(exchange.body)  # sent compact, as a server would
-    return Reply(exchange.status, body, content_type, headers)
+    return Reply(exchange.status, body, content_type.encode(), headers)
 
 
 class Replayer:
@@ -110,9 +111,7 @@ class Replayer:
     def forwarding(self, key: MatchKey, delta: int) -> None:
         """Count a forward of ``key`` starting (+1) or ending (-1)."""
         with self._lock:
-            self._pending[key] += delta
-            if self._pending[key] <= 0:
-                del self._pending[key]
+            self._pending += Counter({key: delta})  # Counter's += drops a count that falls to 0
 
     def answer(self, key: MatchKey) -> Reply | None:
         """The next recorded answer for ``key`` (the last one again once all were used), or None on a miss."""
