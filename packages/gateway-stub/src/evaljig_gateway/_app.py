@@ -36,7 +36,6 @@ from evaljig_gateway._behaviours import PLAIN, behaviour_for
 from evaljig_gateway._content import AnswerKey
 from evaljig_gateway._errors import ClientGoneError, GatewayError
 from evaljig_gateway._journal import Journal, call_json
-from evaljig_gateway._json_body import parse_json
 from evaljig_gateway._limits import Limits, check_model_name
 from evaljig_gateway._miss import CODE as MISS_CODE
 from evaljig_gateway._replies import Receive, Reply, Scope, Send, json_reply, until_disconnect
@@ -225,7 +224,7 @@ class GatewayApp:
 
     def _answer(self, handler: Callable[[Request], Reply], call: _Call) -> Reply:
         """Parse the body, check the model name (before it is kept anywhere: journal, counters), run ``handler``."""
-        body = _validation.require_object(parse_json(call.raw))
+        body = _validation.require_object(_validation.parse_json(call.raw))
         model = _validation.model_of(body)
         check_model_name(model, self.limits)
         call.model = model
@@ -237,7 +236,7 @@ class GatewayApp:
         method: str = scope["method"]
         query: bytes = scope.get("query_string", b"")
         target = f"{scope['path']}?{query.decode('latin-1')}" if query else scope["path"]
-        body = parse_json(call.raw) if call.raw.strip() else None
+        body = _validation.parse_json(call.raw) if call.raw.strip() else None
         name = body.get("model") if isinstance(body, dict) else None
         if isinstance(name, str):
             check_model_name(name, self.limits)
@@ -249,8 +248,18 @@ class GatewayApp:
             return reply
         key = replayer.key(method, target, body)
         if replayer.holds(key) and (recorder is None or not replayer.to_forward(key)):
-            call.attempt = self.journal.next_attempt(call.model, call.epoch) if call.model is not None else 0
-            return await self._replayed(replayer, key, call.model, call.attempt, receive)
+            # the next recording, wrapped in the model's behaviour; a call the behaviour answers itself (a
+            # failure, ``bad-request``, ``stall``) does not use up a recording: ``fail-once`` answers 500, then
+            # the first recording
+            model = call.model
+            if model is not None:
+                call.attempt = self.journal.next_attempt(model, call.epoch)
+                behaviour = behaviour_for(model)
+                if behaviour.stall or behaviour.bad_request or behaviour.failure_status_for(call.attempt) is not None:
+                    return await self._apply_behaviour(model, call.attempt, Reply(200, b""), receive)  # raises
+            reply = replayer.answer(key)
+            assert reply is not None
+            return reply if model is None else await self._apply_behaviour(model, call.attempt, reply, receive)
         if recorder is None:
             raise await self._in_thread(lambda: replayer.miss(key), receive)
         replayer.forwarding(key, +1)
@@ -261,20 +270,6 @@ class GatewayApp:
         finally:
             replayer.forwarding(key, -1)
         return reply
-
-    async def _replayed(
-        self, replayer: Replayer, key: tuple[str, str, bytes], model: str | None, attempt: int, receive: Receive
-    ) -> Reply:
-        """The next recording for ``key``, wrapped in ``model``'s behaviour. A call the behaviour answers
-        itself (a failure, ``bad-request``, ``stall``) does not use up a recording: ``fail-once`` answers
-        500, then the first recording."""
-        if model is not None:
-            behaviour = behaviour_for(model)
-            if behaviour.stall or behaviour.bad_request or behaviour.failure_status_for(attempt) is not None:
-                return await self._apply_behaviour(model, attempt, Reply(200, b""), receive)  # raises
-        reply = replayer.answer(key)
-        assert reply is not None
-        return reply if model is None else await self._apply_behaviour(model, attempt, reply, receive)
 
     async def aclose(self) -> None:
         """Release what the app holds in its event loop (the recorder's upstream connections)."""
@@ -297,7 +292,6 @@ class GatewayApp:
 
         Its client leaving meanwhile is a 499, the gateway closing a 503; the thread's result is then dropped.
         """
-        self._loop = asyncio.get_running_loop()
         outcome: concurrent.futures.Future[T] = concurrent.futures.Future()
 
         def run() -> None:
@@ -309,16 +303,12 @@ class GatewayApp:
         done = asyncio.wrap_future(outcome)  # set in the loop once the thread is done (not if the loop has closed)
         threading.Thread(target=run, name="gateway-work", daemon=True).start()
         gone = asyncio.ensure_future(receive())
-        closing = asyncio.ensure_future(self._closing.wait())
-        try:
-            await asyncio.wait((done, gone, closing), return_when=asyncio.FIRST_COMPLETED)
+        try:  # waiting does not cancel ``done``: the thread could not hand its outcome over
+            await self._hold(asyncio.wait((done, gone), return_when=asyncio.FIRST_COMPLETED))
         finally:
             gone.cancel()
-            closing.cancel()
         if done.done():
             return done.result()
-        if self._closing.is_set():
-            raise _shutting_down()
         raise ClientGoneError
 
     def _check_head(self, scope: Scope) -> None:
@@ -337,25 +327,20 @@ class GatewayApp:
             raise _header_error(f"a request line and headers over {limits.max_header_bytes} bytes")
 
     async def _read_body(self, receive: Receive) -> bytes:
-        message = await receive()  # the common case: the whole body in one message
-        if message["type"] == "http.request" and not message.get("more_body", False):
-            body: bytes = message.get("body", b"")
-            if len(body) > self.limits.max_body_bytes:
-                raise _too_large(self.limits.max_body_bytes)
-            return body
+        """The request body, read up to ``limits.max_body_bytes`` (most bodies arrive in one message)."""
         chunks: list[bytes] = []
         size = 0
         while True:
+            message = await receive()
             if message["type"] == "http.disconnect":
                 raise ClientGoneError
-            chunk = message.get("body", b"")
+            chunk: bytes = message.get("body", b"")
             size += len(chunk)
             if size > self.limits.max_body_bytes:
                 raise _too_large(self.limits.max_body_bytes)
-            chunks.append(chunk)
             if not message.get("more_body", False):
-                return b"".join(chunks)
-            message = await receive()
+                return b"".join([*chunks, chunk]) if chunks else chunk
+            chunks.append(chunk)
 
     async def _apply_behaviour(self, model: str, attempt: int, reply: Reply, receive: Receive) -> Reply:
         behaviour = behaviour_for(model)
@@ -397,12 +382,11 @@ class GatewayApp:
             raise _shutting_down()
 
     def _failure(self, status: int, model: str, attempt: int) -> GatewayError:
-        ms = self.retry_after_ms
         headers = self._retry_headers({b"requests": 60, b"tokens": 150000} if status == 429 else {})
         if status == 429:
             message = (
-                f"Rate limit reached for {model} in organization org-evaljig on requests per min (RPM): "
-                f"Limit 60, Used 60, Requested 1. Please try again in {ms}ms. (evaljig gateway, call {attempt})"
+                f"Rate limit reached for {model} in organization org-evaljig on requests per min (RPM): Limit 60, "
+                f"Used 60, Requested 1. Please try again in {self.retry_after_ms}ms. (evaljig gateway, call {attempt})"
             )
         else:
             message = f"{_INTERNAL} (evaljig gateway: '{model}' fails call {attempt})."
@@ -419,14 +403,12 @@ class GatewayApp:
         if used < limit:
             self.windows.spend(model, tokens, epoch)
             return
-        ms = self.retry_after_ms
-        headers = self._retry_headers({b"tokens": limit})
         message = (
             f"Rate limit reached for {model} in organization org-evaljig on tokens per min (TPM): Limit {limit}, "
-            f"Used {used}, Requested {tokens}. Please try again in {ms}ms. "
+            f"Used {used}, Requested {tokens}. Please try again in {self.retry_after_ms}ms. "
             "Visit https://platform.openai.com/account/rate-limits to learn more."
         )
-        raise GatewayError(429, message, headers=headers, type="tokens")  # code: rate_limit_exceeded, as every 429
+        raise GatewayError(429, message, headers=self._retry_headers({b"tokens": limit}), type="tokens")  # code: rate_limit_exceeded, as every 429
 
     def _retry_headers(self, limits: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
         """The headers of a 429 or 500: the wait it asks for (``retry-after`` in whole seconds, rounded up), and

@@ -137,26 +137,37 @@ def calls_for(choice: ToolChoice, messages: list[dict[str, Any]]) -> list[Tool]:
 
 
 def _tools(body: dict[str, Any]) -> list[Tool]:
+    """The declared tools, in order: the custom ones are checked first, then the function ones."""
     raw = body.get("tools")
-    if not isinstance(raw, list):
-        _validation.tools_of(body)  # None → [], anything else → its 400
+    if raw is None:
         return []
-    # function tools are checked by _validation (one set of rules); custom ones here, in their place
-    placeholders: list[Any] = []
-    customs: dict[int, Tool] = {}
-    for i, tool in enumerate(raw):
-        if isinstance(tool, dict) and tool.get("type") == "custom":
-            customs[i] = _custom(tool.get("custom"), f"tools[{i}].custom")
-            placeholders.append({"type": "function", "function": {"name": customs[i].name}})
-        else:
-            placeholders.append(tool)
-    checked = _validation.tools_of({**body, "tools": placeholders})
-    return [
-        customs[i]
-        if i in customs
-        else Tool("function", t["function"]["name"], f"tools[{i}].function", t["function"].get("parameters"))
-        for i, t in enumerate(checked)
-    ]
+    if not isinstance(raw, list):
+        raise invalid("tools", "must be an array")
+    customs = {
+        i: _custom(tool.get("custom"), f"tools[{i}].custom")
+        for i, tool in enumerate(raw)
+        if isinstance(tool, dict) and tool.get("type") == "custom"
+    }
+    return [customs[i] if i in customs else _function_tool(tool, f"tools[{i}]") for i, tool in enumerate(raw)]
+
+
+def _function_tool(tool: Any, where: str) -> Tool:
+    function = tool.get("function") if isinstance(tool, dict) else None
+    if not isinstance(function, dict) or tool.get("type") != "function":
+        raise invalid(where, "must be {'type': 'function', 'function': {...}}")
+    return _function(function, f"{where}.function")
+
+
+def _function(spec: Any, where: str, schema_where: str | None = None) -> Tool:
+    """The function ``spec`` declares at ``where`` (a 400 naming the field when it is not one); a schema error
+    names its place under ``schema_where``, by default ``where.parameters``."""
+    name = _name_of(spec, where)
+    params = spec.get("parameters")
+    if params is not None and not isinstance(params, dict):
+        raise invalid(f"{where}.parameters", "must be a JSON Schema object")
+    if params:
+        _validation.check_schema(params, schema_where or f"{where}.parameters")
+    return Tool("function", name, where, params)
 
 
 def _name_of(spec: Any, where: str) -> str:
@@ -216,15 +227,8 @@ def _legacy(body: dict[str, Any]) -> ToolChoice:
     functions = body["functions"]
     if not isinstance(functions, list) or not functions:
         raise invalid("functions", "must be a non-empty array of function objects")
-    tools: list[Tool] = []
-    for i, function in enumerate(functions):
-        name = _name_of(function, f"functions[{i}]")
-        params = function.get("parameters")
-        if params is not None and not isinstance(params, dict):
-            raise invalid(f"functions[{i}].parameters", "must be a JSON Schema object")
-        if params:
-            _validation.tools_of({"tools": [{"type": "function", "function": {"name": name, "parameters": params}}]})
-        tools.append(Tool("function", name, f"functions[{i}]", params))
+    # a schema error names its place as ``tools[0]`` would (as it always has)
+    tools = [_function(f, f"functions[{i}]", "tools[0].function.parameters") for i, f in enumerate(functions)]
     choice = body.get("function_call")
     if choice is None or choice in ("none", "auto"):
         return ToolChoice(choice or "auto", tuple(tools), False, legacy=True)
