@@ -257,9 +257,9 @@ class GatewayApp:
                 behaviour = behaviour_for(model)
                 if behaviour.stall or behaviour.bad_request or behaviour.failure_status_for(call.attempt) is not None:
                     return await self._apply_behaviour(model, call.attempt, Reply(200, b""), receive)  # raises
-            reply = replayer.answer(key)
-            assert reply is not None
-            return reply if model is None else await self._apply_behaviour(model, call.attempt, reply, receive)
+            recorded = replayer.answer(key)
+            assert recorded is not None
+            return recorded if model is None else await self._apply_behaviour(model, call.attempt, recorded, receive)
         if recorder is None:
             raise await self._in_thread(lambda: replayer.miss(key), receive)
         replayer.forwarding(key, +1)
@@ -408,7 +408,8 @@ class GatewayApp:
             f"Used {used}, Requested {tokens}. Please try again in {self.retry_after_ms}ms. "
             "Visit https://platform.openai.com/account/rate-limits to learn more."
         )
-        raise GatewayError(429, message, headers=self._retry_headers({b"tokens": limit}), type="tokens")  # code: rate_limit_exceeded, as every 429
+        # code: rate_limit_exceeded, as every 429
+        raise GatewayError(429, message, headers=self._retry_headers({b"tokens": limit}), type="tokens")
 
     def _retry_headers(self, limits: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
         """The headers of a 429 or 500: the wait it asks for (``retry-after`` in whole seconds, rounded up), and

@@ -16,7 +16,7 @@ from evaljig_gateway import _content, _regex_sample
 from evaljig_gateway._errors import GatewayError, invalid
 from evaljig_gateway._limits import BudgetExceededError, OutputBudget
 from evaljig_gateway._schema_instance import instance_json, seeded_rng
-from evaljig_gateway._script import ToolCall, Turn
+from evaljig_gateway._script import ToolCall
 
 if TYPE_CHECKING:  # _tool_choice imports conversation_seed from here
     from evaljig_gateway._tool_choice import Tool
@@ -30,14 +30,9 @@ def conversation_seed(messages: list[dict[str, Any]]) -> str:
         raise GatewayError(400, "The messages cannot be read as JSON.", param="messages") from None
 
 
-def generated_calls(tools: list[Tool], seed: str, index: int, budget: OutputBudget | None = None) -> list[ToolCall]:
-    """Calls to ``tools`` with generated arguments, spending ``budget`` (the request's; default limits when None)."""
-    budget = budget if budget is not None else OutputBudget.of()
+def generated_calls(tools: list[Tool], seed: str, index: int, budget: OutputBudget) -> list[ToolCall]:
+    """Calls to ``tools`` with generated arguments, spending ``budget`` (the request's)."""
     return [_generated(tool, f"{seed}\x00{index}\x00{tool.name}", budget) for tool in tools]
-
-
-def scripted_calls(turn: Turn) -> list[ToolCall]:
-    return list(turn.calls)
 
 
 def _generated(tool: Tool, seed: str, budget: OutputBudget) -> ToolCall:
@@ -75,12 +70,10 @@ def call_message(calls: list[ToolCall], digest: str, index: int, *, legacy: bool
             {"role": "assistant", "content": None, "function_call": {"name": first.name, "arguments": first.payload}},
             "function_call",
         )
-    tool_calls = [
-        {"id": call_id(digest, index, i), "type": "custom", "custom": {"name": c.name, "input": c.payload}}
-        if c.kind == "custom"
-        else {"id": call_id(digest, index, i), "type": "function", "function": {"name": c.name, "arguments": c.payload}}
-        for i, c in enumerate(calls)
-    ]
+    tool_calls = []
+    for i, c in enumerate(calls):
+        field = "input" if c.kind == "custom" else "arguments"
+        tool_calls.append({"id": call_id(digest, index, i), "type": c.kind, c.kind: {"name": c.name, field: c.payload}})
     return {"role": "assistant", "content": None, "tool_calls": tool_calls, "refusal": None}, "tool_calls"
 
 

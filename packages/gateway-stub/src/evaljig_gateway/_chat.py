@@ -42,11 +42,9 @@ def handle(req: Request) -> Reply:
     messages = _validation.messages_of(body)
     _validation.check_fields(body, _FIELDS)
     n = body.get("n") or 1
-    tokens_param = "max_completion_tokens"
-    max_tokens = body.get(tokens_param)
-    if max_tokens is None:  # the legacy name counts only without the new one
-        tokens_param = "max_tokens"
-        max_tokens = _validation.optional_int(body, tokens_param, 1, 1_000_000)
+    # the legacy name counts only without the new one (checked above)
+    tokens_param = "max_tokens" if body.get("max_completion_tokens") is None else "max_completion_tokens"
+    max_tokens = _validation.optional_int(body, tokens_param, 1, 1_000_000)
     check_tokens(req, n, max_tokens, tokens_param)
     stop = _validation.stop_list(body)
     stream = body.get("stream") is True
@@ -88,9 +86,9 @@ def handle(req: Request) -> Reply:
     completion_tokens = reasoning_tokens = 0
     for index in range(n):
         if turn:
-            calls = _assistant.scripted_calls(turn)
+            calls = list(turn.calls)
         else:
-            calls = _assistant.generated_calls(to_call, seed, index, budget) if to_call else []
+            calls = _assistant.generated_calls(to_call, seed, index, budget) if to_call and budget is not None else []
         reasoning = None
         logprobs = None
         if calls:
@@ -132,13 +130,8 @@ def handle(req: Request) -> Reply:
 def _with_reasoning(message: dict[str, Any], reasoning: str) -> dict[str, Any]:
     """``message`` with its reasoning in both fields servers use: ``reasoning_content`` (DeepSeek, vLLM before
     0.10, what litellm reads first) and ``reasoning`` (vLLM since, Groq, Cerebras, OpenRouter)."""
-    return {
-        "role": message["role"],
-        "content": message["content"],
-        "reasoning_content": reasoning,
-        "reasoning": reasoning,
-        **{k: v for k, v in message.items() if k not in ("role", "content")},
-    }
+    head = {"role": message["role"], "content": message["content"]}  # the rest of the message follows
+    return {**head, "reasoning_content": reasoning, "reasoning": reasoning, **message}
 
 
 def _broken_calls(behaviour: Behaviour, calls: list[ToolCall], offered: list[str]) -> list[ToolCall]:

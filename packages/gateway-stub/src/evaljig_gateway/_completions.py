@@ -29,22 +29,22 @@ _PROMPT_FORMS = "must be a string, an array of strings, an array of token ids, o
 
 @dataclass(frozen=True, slots=True)
 class Prompt:
-    """One prompt as text, cut into the tokens an echo returns, and its token count for ``usage``."""
+    """One prompt as text; sent as token ids, also the pieces they decode to (one per id, what an echo returns)."""
 
     text: str
-    pieces: list[str]
-    tokens: int
+    pieces: list[str] | None = None
+    """None for a prompt sent as text: it is cut into tokens when an echo needs them."""
 
 
 def prompts_of(body: dict[str, Any]) -> list[Prompt]:
     """The request's prompts; token ids are decoded, text is cut lazily."""
     raw = _validation.required(body, "prompt")
     if isinstance(raw, str):
-        return [Prompt(raw, [], -1)]
+        return [Prompt(raw)]
     if not isinstance(raw, list) or not raw:
         raise invalid("prompt", _PROMPT_FORMS)
     if all(isinstance(p, str) for p in raw):
-        return [Prompt(p, [], -1) for p in raw]
+        return [Prompt(p) for p in raw]
     if all(isinstance(t, int) and not isinstance(t, bool) for t in raw):
         return [_id_prompt(raw, "prompt")]
     if all(isinstance(p, list) for p in raw):
@@ -53,9 +53,8 @@ def prompts_of(body: dict[str, Any]) -> list[Prompt]:
 
 
 def _id_prompt(value: Any, param: str) -> Prompt:
-    ids = _token_ids.check_ids(value, param)
-    pieces = _token_ids.decode_pieces(ids)
-    return Prompt("".join(pieces), pieces, len(ids))
+    pieces = _token_ids.decode_pieces(_token_ids.check_ids(value, param))
+    return Prompt("".join(pieces), pieces)
 
 
 def completion_text(prompt: str, answer: str, max_tokens: int, stop: list[str]) -> tuple[str, str]:
@@ -85,9 +84,7 @@ def handle(req: Request) -> Reply:
     check_prompt(req, sum(len(prompt.text) for prompt in prompts), "prompt")
     _validation.check_fields(body, _FIELDS)
     n = body.get("n") or 1
-    max_tokens = body.get("max_tokens")
-    if max_tokens is None:
-        max_tokens = DEFAULT_MAX_TOKENS
+    max_tokens = DEFAULT_MAX_TOKENS if body.get("max_tokens") is None else body["max_tokens"]
     what = f"prompts x n ({len(prompts)} x {n})"
     check_product("n" if n > 1 else "prompt", what, len(prompts) * n, req.limits.max_choices, "--max-choices")
     check_tokens(req, n, max_tokens, "max_tokens")
@@ -112,14 +109,14 @@ def handle(req: Request) -> Reply:
     prompt_tokens = completion_tokens = reasoning_tokens = 0
     behaviour = behaviour_for(req.model)
     for p_index, prompt in enumerate(prompts):
-        counted = _content.count_tokens(prompt.text) if prompt.tokens < 0 else prompt.tokens
+        counted = _content.count_tokens(prompt.text) if prompt.pieces is None else len(prompt.pieces)
         _shaping.check_context(behaviour, counted, "completions", max_tokens)  # each prompt is its own sequence
         prompt_tokens += counted
         known = req.answers.lookup(prompt.text)
         keyed = _logprobs.KeyedText(prompt.text, key) if key else None
         echoed = None  # the prompt's columns: a token's value reads only the text before it, so one for every choice
         if echo and top is not None:
-            pieces = prompt.pieces if prompt.tokens >= 0 else _tokenizer.pieces(prompt.text)
+            pieces = _tokenizer.pieces(prompt.text) if prompt.pieces is None else prompt.pieces
             echoed = _logprobs.score_pieces(prompt.text, pieces, 0, top, keyed, cache).as_dict()
         for k in range(n):
             text, finish = completion_text(prompt.text, answer(known, prompt.text, k), max_tokens, stop)

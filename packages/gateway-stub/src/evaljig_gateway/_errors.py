@@ -8,11 +8,8 @@ from typing import Any
 from evaljig_common import EvaljigError
 
 #: Error types other than ``invalid_request_error``, which every other status has.
-_TYPES = {
-    429: "requests",  # OpenAI's type for a requests-per-minute limit ("tokens" for tokens per minute)
-    500: "server_error",
-    503: "server_error",
-}
+#: (429's is OpenAI's type for a requests-per-minute limit; ``tokens`` for tokens per minute.)
+_TYPES = {429: "requests", 500: "server_error", 503: "server_error"}
 _CODES = {
     404: "not_found",
     405: "method_not_allowed",

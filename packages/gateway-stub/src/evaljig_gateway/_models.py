@@ -8,7 +8,6 @@ from evaljig_gateway import _content
 from evaljig_gateway._behaviours import BEHAVIOUR_TABLE
 from evaljig_gateway._replies import Reply, json_reply
 
-MODELS_OWNER = "evaljig"
 #: Example names listed by ``GET /v1/models``; any other name works too.
 LISTED_MODELS = ("gpt-stub", "fail-once", "always-fail", "rate-limit", "slow-100", "malformed")
 PREFIX = "/v1/models/"
@@ -23,7 +22,7 @@ def handle(path: str) -> Reply:
 
 
 def _model_object(name: str) -> dict[str, Any]:
-    return {"id": name, "object": "model", "created": _content.CREATED_BASE, "owned_by": MODELS_OWNER}
+    return {"id": name, "object": "model", "created": _content.CREATED_BASE, "owned_by": "evaljig"}
 
 
 def behaviours() -> Reply:

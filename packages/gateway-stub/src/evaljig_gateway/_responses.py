@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -111,9 +112,7 @@ def _tools(body: dict[str, Any], max_tools: int) -> list[dict[str, Any]]:
 def _chosen_tool(
     body: dict[str, Any], tools: list[dict[str, Any]], items: list[dict[str, Any]]
 ) -> dict[str, Any] | None:
-    choice = body.get("tool_choice")
-    if choice is None:
-        choice = "auto"
+    choice = "auto" if body.get("tool_choice") is None else body["tool_choice"]
     if isinstance(choice, dict) and choice.get("type") == "function" and isinstance(choice.get("name"), str):
         wanted = [tool for tool in tools if tool["name"] == choice["name"]]
         if not wanted:
@@ -154,11 +153,8 @@ def _formatted(fmt: dict[str, Any], known: str | None, prompt: str, budget: Outp
     if fmt["type"] == "text":
         return None
     if known is not None:
-        try:
+        with contextlib.suppress(orjson.JSONDecodeError):  # the keyed answer, when it is JSON
             orjson.loads(known)
-        except orjson.JSONDecodeError:
-            pass
-        else:
             return known
     if fmt["type"] == "json_object":
         return orjson.dumps({"answer": answer(known, prompt, 0)}).decode()
@@ -191,10 +187,10 @@ def handle(req: Request) -> Reply:
     digest = req.digest
     known = req.answers.lookup(full_prompt)
     budget = OutputBudget.of(req.limits)
-    tools_at = {id(t): i for i, t in enumerate(body.get("tools") or [])}
     finish = "stop"
     if tool is not None:
-        where = f"tools[{tools_at[id(tool)]}].parameters"
+        index = next(i for i, t in enumerate(body["tools"]) if t is tool)  # its place in the request
+        where = f"tools[{index}].parameters"
         schema = tool.get("parameters") or {"type": "object"}
         arguments = instance_json(schema, seed=full_prompt, budget=budget, param=where)
         arguments = _shaping.tool_arguments(behaviour, arguments)

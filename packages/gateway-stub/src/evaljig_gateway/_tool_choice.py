@@ -93,10 +93,8 @@ def tool_choice_of(body: dict[str, Any], max_tools: int) -> ToolChoice:
             raise invalid("functions", "cannot be combined with 'tools'")
         return _legacy(body)
     tools = _tools(body)
-    parallel = body.get("parallel_tool_calls")
-    if parallel is not None and not isinstance(parallel, bool):
-        raise invalid("parallel_tool_calls", "must be a boolean")
-    parallel = parallel is not False
+    _validation.optional_bool(body, "parallel_tool_calls")  # absent or null: true
+    parallel = body.get("parallel_tool_calls") is not False
     choice = body.get("tool_choice")
     if not tools:
         if choice not in (None, "none"):
@@ -120,8 +118,7 @@ def calls_for(choice: ToolChoice, messages: list[dict[str, Any]]) -> list[Tool]:
     after_tool = messages[-1].get("role") in ("tool", "function")
     if choice.mode == "auto" and after_tool:
         return []
-    last_user = next((m for m in reversed(messages) if m.get("role") == "user"), None)
-    text = _content.message_text(last_user.get("content")) if last_user else ""
+    text = next((_content.message_text(m.get("content")) for m in reversed(messages) if m.get("role") == "user"), "")
     named = [choice.allowed[i] for i in first_named([t.name for t in choice.allowed], text)]
     pool = named or list(choice.allowed)
     if after_tool:
