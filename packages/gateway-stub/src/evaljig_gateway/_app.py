@@ -87,9 +87,6 @@ class _Call:
     """A cassette miss's explanation (the 404's message), journaled with the call."""
 
 
-#: Makes a request's reply once its body is read: ``GatewayApp._synthetic`` or ``._from_cassette``.
-_Answer = Callable[[Scope, Receive, _Call], Awaitable[Reply]]
-
 #: Journaled for a request that got no answer because the client left first.
 NO_ANSWER = 499
 #: OpenAI's message for a 500, which the gateway's own 500s begin with.
@@ -139,17 +136,13 @@ class GatewayApp:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            path: str = scope["path"]
-            if self._cassette_mode and path.startswith(API_PREFIX):
-                await self._http(scope, receive, send, self._from_cassette, model_request=True)
-            else:
-                await self._http(scope, receive, send, self._synthetic, model_request=path in _MODEL_ROUTES)
+            await self._http(scope, receive, send)
         elif scope["type"] == "lifespan":
             await _lifespan(receive, send)
 
-    async def _http(self, scope: Scope, receive: Receive, send: Send, answer: _Answer, *, model_request: bool) -> None:
-        """Read the body, let ``answer`` make the reply, journal the call, send the reply (``model_request``:
-        counted in ``in_flight`` meanwhile).
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Read the body, let ``_from_cassette`` (an API request in cassette mode) or ``_synthetic`` make the reply,
+        journal the call, send the reply (a model request is counted in ``in_flight`` meanwhile).
 
         Whatever goes wrong answers like OpenAI and is journaled: a ``GatewayError`` as itself, a
         client that left as 499 (or the 400 it was sent for bad framing), shutdown as 503, a bug as 500.
@@ -158,11 +151,14 @@ class GatewayApp:
         path: str = scope["path"]
         started = time.monotonic_ns()  # the journal entry's start (its end is when it is recorded)
         call = _Call(self.journal.epoch)
+        cassette = self._cassette_mode and path.startswith(API_PREFIX)
+        model_request = cassette or path in _MODEL_ROUTES
         request_id = self._request_id(call.epoch) if path.startswith(API_PREFIX) else None
         self.in_flight += model_request
         try:
             self._check_head(scope)
             call.raw = await self._read_body(receive)
+            answer = self._from_cassette if cassette else self._synthetic
             reply = await answer(scope, receive, call)
         except GatewayError as exc:
             reply = _error_reply(exc)
@@ -353,12 +349,8 @@ class GatewayApp:
         if status is not None:
             raise self._failure(status, model, attempt)
         if behaviour.bad_request:
-            raise GatewayError(
-                400,
-                f"Model '{model}' rejects every request (evaljig gateway bad-request).",
-                param="model",
-                code="bad_request",
-            )
+            message = f"Model '{model}' rejects every request (evaljig gateway bad-request)."
+            raise GatewayError(400, message, param="model", code="bad_request")
         if behaviour.tokens_per_window is not None:
             self._spend_tokens(model, behaviour.tokens_per_window, reply.tokens)
         if behaviour.malformed:

@@ -65,11 +65,8 @@ def call_id(digest: str, index: int, position: int) -> str:
 def call_message(calls: list[ToolCall], digest: str, index: int, *, legacy: bool) -> tuple[dict[str, Any], str]:
     """The assistant message and finish reason for ``calls``."""
     if legacy:
-        first = calls[0]
-        return (
-            {"role": "assistant", "content": None, "function_call": {"name": first.name, "arguments": first.payload}},
-            "function_call",
-        )
+        function_call = {"name": calls[0].name, "arguments": calls[0].payload}
+        return {"role": "assistant", "content": None, "function_call": function_call}, "function_call"
     tool_calls = []
     for i, c in enumerate(calls):
         field = "input" if c.kind == "custom" else "arguments"

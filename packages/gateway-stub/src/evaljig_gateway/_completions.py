@@ -14,13 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from evaljig_common import SYSTEM_FINGERPRINT
 from evaljig_gateway import _content, _logprobs, _shaping, _token_ids, _tokenizer, _validation
 from evaljig_gateway._behaviours import behaviour_for
 from evaljig_gateway._errors import invalid
 from evaljig_gateway._limits import check_echo, check_product
 from evaljig_gateway._replies import Reply, json_reply, sse_reply
-from evaljig_gateway._request import Request, answer, check_prompt, check_tokens, usage_of
+from evaljig_gateway._request import Request, answer, check_prompt, check_tokens, head_of, usage_of
 
 #: OpenAI's default ``max_tokens`` for the legacy endpoint.
 DEFAULT_MAX_TOKENS = 16
@@ -96,14 +95,7 @@ def handle(req: Request) -> Reply:
         check_echo(req.limits, [prompt.text for prompt in prompts], n, top)
 
     key = req.answers.items() if top is not None and len(req.answers) else []
-    digest = req.digest
-    head = {
-        "id": f"cmpl-{digest[:24]}",
-        "object": "text_completion",
-        "created": _content.created_from(digest),
-        "model": req.model,
-        "system_fingerprint": SYSTEM_FINGERPRINT,
-    }
+    head = head_of(req, req.digest, "cmpl-", "text_completion")
     choices: list[dict[str, Any]] = []
     cache: dict[tuple[str, str], float] = {}  # plain-model values, shared by prompts with a common context
     prompt_tokens = completion_tokens = reasoning_tokens = 0

@@ -62,13 +62,9 @@ def check_tool_count(tools: Any, param: str, max_tools: int) -> None:
     if not isinstance(tools, list):
         return
     if len(tools) > max_tools:
-        raise GatewayError(
-            400,
-            f"Invalid value for '{param}': {len(tools):,} tools exceed this gateway's limit of {max_tools:,} per "
-            "request (evaljig-gateway serve --max-tools).",
-            param=param,
-            code="request_too_large",
-        )
+        limit = f"this gateway's limit of {max_tools:,} per request (evaljig-gateway serve --max-tools)"
+        message = f"Invalid value for '{param}': {len(tools):,} tools exceed {limit}."
+        raise GatewayError(400, message, param=param, code="request_too_large")
     for i, tool in enumerate(tools):
         spec = tool.get("function") or tool.get("custom") if isinstance(tool, dict) else None
         name = (spec if isinstance(spec, dict) else tool if isinstance(tool, dict) else {}).get("name")
@@ -247,10 +243,7 @@ def first_named(names: list[str], text: str) -> list[int]:
     spellings: dict[str, list[int]] = {}
     for i, name in enumerate(names):
         for spelling in dict.fromkeys((name.lower(), name.replace("_", " ").lower())):
-            if spelling:
-                spellings.setdefault(spelling, []).append(i)
-    if not spellings:
-        return []
+            spellings.setdefault(spelling, []).append(i)
     found: dict[int, int] = {}
     scan = re.compile(rf"(?<!\w){_trie_regex(list(spellings))}(?!\w)")
     for hit in scan.finditer(text[:NAME_SCAN_CHARS].lower()):
