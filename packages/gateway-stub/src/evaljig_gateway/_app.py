@@ -452,9 +452,8 @@ def _limit_of(text: str | None) -> int | None:
         return None
     if not (text.isascii() and text.isdigit() and len(text) <= 9 and int(text) >= 1):
         shown = text[:40].encode("unicode_escape").decode()
-        raise GatewayError(
-            400, f"Invalid value for 'limit': expected a positive integer, got '{shown}'.", param="limit"
-        )
+        message = f"Invalid value for 'limit': expected a positive integer, got '{shown}'."
+        raise GatewayError(400, message, param="limit")
     return int(text)
 
 

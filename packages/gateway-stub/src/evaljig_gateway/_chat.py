@@ -35,7 +35,7 @@ def handle(req: Request) -> Reply:
     n = body.get("n") or 1
     # the legacy name counts only without the new one (checked above)
     tokens_param = "max_tokens" if body.get("max_completion_tokens") is None else "max_completion_tokens"
-    max_tokens = _validation.optional_int(body, tokens_param, 1, 1_000_000)
+    max_tokens = _validation.optional(body, tokens_param, ("integer", 1, 1_000_000))
     check_tokens(req, n, max_tokens, tokens_param)
     stop = _validation.stop_list(body)
     stream = body.get("stream") is True
@@ -70,10 +70,9 @@ def handle(req: Request) -> Reply:
     choices: list[dict[str, Any]] = []
     completion_tokens = reasoning_tokens = 0
     for index in range(n):
-        if turn:
-            calls = list(turn.calls)
-        else:
-            calls = _assistant.generated_calls(to_call, seed, index, budget) if to_call and budget is not None else []
+        calls = list(turn.calls) if turn is not None else []
+        if to_call and budget is not None:  # to_call: only without a scripted turn
+            calls = _assistant.generated_calls(to_call, seed, index, budget)
         reasoning = None
         logprobs = None
         if calls:

@@ -131,9 +131,8 @@ def handle(req: Request) -> Reply:
     if not stream:
         return json_reply({**head, "choices": choices, "usage": usage}, tokens=tokens)
     options = body.get("stream_options")
-    include_usage = isinstance(options, dict) and bool(options.get("include_usage"))
     events = [{**head, "choices": [{**c, "finish_reason": None}]} for c in choices if c["text"]]
     events += [{**head, "choices": [{**c, "text": ""}]} for c in choices]
-    if include_usage:
+    if isinstance(options, dict) and options.get("include_usage"):
         events.append({**head, "choices": [], "usage": usage})
     return sse_reply(events, tokens=tokens)

@@ -37,14 +37,9 @@ class GatewayError(EvaljigError):
     """The error's ``type``; None for the status's usual one (a 429 for tokens per minute is ``tokens``)."""
 
     def body(self) -> dict[str, Any]:
-        return {
-            "error": {
-                "message": self.message,
-                "type": self.type or _TYPES.get(self.status, "invalid_request_error"),
-                "param": self.param,
-                "code": self.code if self.code is not None else _CODES.get(self.status),
-            }
-        }
+        kind = self.type or _TYPES.get(self.status, "invalid_request_error")
+        code = self.code if self.code is not None else _CODES.get(self.status)
+        return {"error": {"message": self.message, "type": kind, "param": self.param, "code": code}}
 
 
 def invalid(param: str, reason: str) -> GatewayError:

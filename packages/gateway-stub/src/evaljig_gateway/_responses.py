@@ -165,11 +165,11 @@ def handle(req: Request) -> Reply:
     """``POST /v1/responses``."""
     body = req.body
     items = _input_items(_validation.required(body, "input"))
-    stream = _validation.optional_bool(body, "stream")
+    stream = _validation.optional(body, "stream", _validation.BOOLEAN) is True
     instructions = body.get("instructions")
     if instructions is not None and not isinstance(instructions, str):
         raise invalid("instructions", "must be a string")
-    max_tokens = _validation.optional_int(body, "max_output_tokens", 1, 1_000_000)
+    max_tokens = _validation.optional(body, "max_output_tokens", ("integer", 1, 1_000_000))
     _validation.check_fields(body, _validation.SAMPLING)
     tools = _tools(body, req.limits.max_tools)
     tool = _chosen_tool(body, tools, items)

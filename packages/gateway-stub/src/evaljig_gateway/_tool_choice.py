@@ -89,7 +89,7 @@ def tool_choice_of(body: dict[str, Any], max_tools: int) -> ToolChoice:
             raise invalid("functions", "cannot be combined with 'tools'")
         return _legacy(body)
     tools = _tools(body)
-    _validation.optional_bool(body, "parallel_tool_calls")  # absent or null: true
+    _validation.optional(body, "parallel_tool_calls", _validation.BOOLEAN)  # absent or null: true
     parallel = body.get("parallel_tool_calls") is not False
     choice = body.get("tool_choice")
     if not tools:
@@ -178,16 +178,12 @@ def _custom(spec: Any, where: str) -> Tool:
     fmt = spec.get("format")
     if fmt is None or (isinstance(fmt, dict) and fmt.get("type") == "text"):
         return Tool("custom", name, where)
-    grammar = fmt.get("grammar") if isinstance(fmt, dict) and fmt.get("type") == "grammar" else None
-    if (
-        not isinstance(grammar, dict)
-        or grammar.get("syntax") not in ("lark", "regex")
-        or not isinstance(grammar.get("definition"), str)
-    ):
-        raise invalid(
-            f"{where}.format", "must be {'type': 'text'} or a grammar {'syntax': 'lark'|'regex', 'definition'}"
-        )
-    return Tool("custom", name, where, grammar=(grammar["syntax"], grammar["definition"]))
+    grammar: Any = fmt.get("grammar") if isinstance(fmt, dict) and fmt.get("type") == "grammar" else None
+    syntax = grammar.get("syntax") if isinstance(grammar, dict) else None
+    if syntax not in ("lark", "regex") or not isinstance(grammar.get("definition"), str):
+        reason = "must be {'type': 'text'} or a grammar {'syntax': 'lark'|'regex', 'definition'}"
+        raise invalid(f"{where}.format", reason)
+    return Tool("custom", name, where, grammar=(syntax, grammar["definition"]))
 
 
 def _named(tools: list[Tool], kind: str, spec: Any, param: str) -> Tool:

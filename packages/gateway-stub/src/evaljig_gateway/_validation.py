@@ -47,18 +47,12 @@ def model_of(body: dict[str, Any]) -> str:
     return model
 
 
-def optional_int(body: dict[str, Any], name: str, low: int, high: int) -> int | None:
+def optional(body: dict[str, Any], name: str, rule: Rule) -> Any:
+    """``body[name]`` (None when absent or null), or a 400 naming it when it breaks ``rule``."""
     value = body.get(name)
     if value is not None:
-        check_fields({name: value}, {name: ("integer", low, high)})
+        check_fields({name: value}, {name: rule})
     return value
-
-
-def optional_bool(body: dict[str, Any], name: str) -> bool:
-    value = body.get(name)
-    if value is not None:
-        check_fields({name: value}, {name: BOOLEAN})
-    return value is True
 
 
 #: A field's rule: its kind (``number``, ``integer`` or ``boolean``) and, for the first two, its range.
