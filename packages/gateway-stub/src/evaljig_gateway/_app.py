@@ -32,7 +32,7 @@ from urllib.parse import parse_qsl
 import orjson
 
 from evaljig_gateway import _chat, _completions, _embeddings, _faults, _models, _responses, _validation
-from evaljig_gateway._behaviours import PLAIN, behaviour_for
+from evaljig_gateway._behaviours import BEHAVIOUR_TABLE, PLAIN, behaviour_for
 from evaljig_gateway._content import AnswerKey
 from evaljig_gateway._errors import ClientGoneError, GatewayError
 from evaljig_gateway._journal import Journal, call_json
@@ -220,8 +220,7 @@ class GatewayApp:
 
     def _answer(self, handler: Callable[[Request], Reply], call: _Call) -> Reply:
         """Parse the body, check the model name (before it is kept anywhere: journal, counters), run ``handler``."""
-        body = _validation.require_object(_validation.parse_json(call.raw))
-        model = _validation.model_of(body)
+        body, model = _validation.body_and_model(call.raw)
         check_model_name(model, self.limits)
         call.model = model
         return handler(Request(call.raw, body, model, self.answers, self.limits))
@@ -374,15 +373,14 @@ class GatewayApp:
             raise _shutting_down()
 
     def _failure(self, status: int, model: str, attempt: int) -> GatewayError:
-        headers = self._retry_headers({b"requests": 60, b"tokens": 150000} if status == 429 else {})
-        if status == 429:
-            message = (
-                f"Rate limit reached for {model} in organization org-evaljig on requests per min (RPM): Limit 60, "
-                f"Used 60, Requested 1. Please try again in {self.retry_after_ms}ms. (evaljig gateway, call {attempt})"
-            )
-        else:
+        if status != 429:
             message = f"{_INTERNAL} (evaljig gateway: '{model}' fails call {attempt})."
-        return GatewayError(status, message, headers=headers)
+            return GatewayError(status, message, headers=self._retry_headers({}))
+        message = (
+            f"Rate limit reached for {model} in organization org-evaljig on requests per min (RPM): Limit 60, "
+            f"Used 60, Requested 1. Please try again in {self.retry_after_ms}ms. (evaljig gateway, call {attempt})"
+        )
+        return GatewayError(429, message, headers=self._retry_headers({b"requests": 60, b"tokens": 150000}))
 
     def _spend_tokens(self, model: str, limit: int, tokens: int) -> None:
         """``tpm-<n>``: spend the reply's tokens, or answer OpenAI's tokens-per-minute 429 once ``limit`` is spent.
@@ -438,7 +436,7 @@ class GatewayApp:
             self.windows.advance()
             return json_reply({"advanced": True})
         if path == "/_gateway/behaviours" and method == "GET":
-            return _models.behaviours()
+            return json_reply([{"token": t, "behaviour": b} for t, b in BEHAVIOUR_TABLE])
         raise GatewayError(404, f"Unknown path {method} {path}.")
 
 

@@ -46,12 +46,11 @@ def _generated(tool: Tool, seed: str, budget: OutputBudget) -> ToolCall:
 def _custom_input(tool: Tool, seed: str, budget: OutputBudget) -> str:
     """Free text, or a string matching a ``regex`` grammar (a ``lark`` grammar gets free text)."""
     if tool.grammar and tool.grammar[0] == "regex":
-        param = f"{tool.where}.format.grammar.definition"
         try:
             sample = _regex_sample.sample(f"^(?:{tool.grammar[1]})$", seeded_rng(seed), budget)
             budget.spend_chars(len(sample))
         except (_regex_sample.RegexError, BudgetExceededError) as exc:
-            raise invalid(param, str(exc)) from None
+            raise invalid(f"{tool.where}.format.grammar.definition", str(exc)) from None
         return sample
     return _content.default_answer(seed)
 
@@ -88,6 +87,5 @@ def call_deltas(message: dict[str, Any]) -> list[dict[str, Any]]:
         spec = call[kind]
         field = "input" if kind == "custom" else "arguments"
         head = {"index": i, "id": call["id"], "type": kind, kind: {"name": spec["name"], field: ""}}
-        deltas.append({"tool_calls": [head]})
-        deltas.append({"tool_calls": [{"index": i, kind: {field: spec[field]}}]})
+        deltas += [{"tool_calls": [head]}, {"tool_calls": [{"index": i, kind: {field: spec[field]}}]}]
     return deltas

@@ -98,8 +98,10 @@ def handle(req: Request) -> Reply:
                 content = _logprobs.chat_logprobs(prompt, _tokenizer.pieces(text), top or 0, keyed)
                 logprobs = {"content": content, "refusal": None}
             message = {"role": "assistant", "content": text, "refusal": None, "annotations": []}
-        if reasoning is not None:
-            message = _with_reasoning(message, reasoning)
+        if reasoning is not None:  # in both fields servers use, after the content: ``reasoning_content`` (DeepSeek,
+            # vLLM before 0.10, what litellm reads first) and ``reasoning`` (vLLM since, Groq, Cerebras, OpenRouter)
+            head_fields = {"role": message["role"], "content": message["content"]}
+            message = {**head_fields, "reasoning_content": reasoning, "reasoning": reasoning, **message}
             reasoning_tokens += _content.count_tokens(reasoning)
         choices.append({"index": index, "message": message, "logprobs": logprobs, "finish_reason": finish})
 
@@ -109,13 +111,6 @@ def handle(req: Request) -> Reply:
         head.update(choices=choices, usage=usage, service_tier="default")  # the whole answer, in OpenAI's order
         return json_reply(head, tokens=tokens)
     return sse_reply(_chat_chunks(head, choices, usage if include_usage else None), tokens=tokens)
-
-
-def _with_reasoning(message: dict[str, Any], reasoning: str) -> dict[str, Any]:
-    """``message`` with its reasoning in both fields servers use: ``reasoning_content`` (DeepSeek, vLLM before
-    0.10, what litellm reads first) and ``reasoning`` (vLLM since, Groq, Cerebras, OpenRouter)."""
-    head = {"role": message["role"], "content": message["content"]}  # the rest of the message follows
-    return {**head, "reasoning_content": reasoning, "reasoning": reasoning, **message}
 
 
 def _broken_calls(behaviour: Behaviour, calls: list[ToolCall], offered: list[str]) -> list[ToolCall]:

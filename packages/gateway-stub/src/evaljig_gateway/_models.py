@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from evaljig_gateway import _content
-from evaljig_gateway._behaviours import BEHAVIOUR_TABLE
 from evaljig_gateway._replies import Reply, json_reply
 
 #: Example names listed by ``GET /v1/models``; any other name works too.
@@ -23,7 +22,3 @@ def handle(path: str) -> Reply:
 
 def _model_object(name: str) -> dict[str, Any]:
     return {"id": name, "object": "model", "created": _content.CREATED_BASE, "owned_by": "evaljig"}
-
-
-def behaviours() -> Reply:
-    return json_reply([{"token": t, "behaviour": b} for t, b in BEHAVIOUR_TABLE])

@@ -26,12 +26,6 @@ def parse_json(raw: bytes) -> Any:
         raise GatewayError(400, f"The request body is not valid JSON: {exc}", code="invalid_json") from None
 
 
-def require_object(body: Any) -> dict[str, Any]:
-    if not isinstance(body, dict):
-        raise GatewayError(400, "The request body must be a JSON object.", code="invalid_json")
-    return body
-
-
 def required(body: dict[str, Any], name: str) -> Any:
     """``body[name]``, or a 400 naming it when it is absent or null."""
     value = body.get(name)
@@ -40,11 +34,15 @@ def required(body: dict[str, Any], name: str) -> Any:
     return value
 
 
-def model_of(body: dict[str, Any]) -> str:
+def body_and_model(raw: bytes) -> tuple[dict[str, Any], str]:
+    """A model request's body, which must be a JSON object, and its model name, which must be a non-empty string."""
+    body = parse_json(raw)
+    if not isinstance(body, dict):
+        raise GatewayError(400, "The request body must be a JSON object.", code="invalid_json")
     model = required(body, "model")
     if not isinstance(model, str) or not model.strip():
         raise invalid("model", "must be a non-empty string")
-    return model
+    return body, model
 
 
 def optional(body: dict[str, Any], name: str, rule: Rule) -> Any:
