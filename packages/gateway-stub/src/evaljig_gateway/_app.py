@@ -488,16 +488,14 @@ async def _send(send: Send, reply: Reply) -> None:
     await send({"type": "http.response.start", "status": reply.status, "headers": headers})
     for event in reply.events:
         await send({"type": "http.response.body", "body": event, "more_body": True})
-    if reply.end == "drop":
-        return  # never ended: the server closes the connection mid-body (``drop-<n>``)
-    await send({"type": "http.response.body", "body": b""})
+    if reply.end != "drop":  # a dropped body is never ended: the server closes the connection mid-body (``drop-<n>``)
+        await send({"type": "http.response.body", "body": b""})
 
 
 async def _lifespan(receive: Receive, send: Send) -> None:
+    """Complete the lifespan's startup and its shutdown: the app holds nothing that needs them."""
     while True:
-        message = await receive()
-        if message["type"] == "lifespan.startup":
-            await send({"type": "lifespan.startup.complete"})
-        elif message["type"] == "lifespan.shutdown":
-            await send({"type": "lifespan.shutdown.complete"})
+        kind = (await receive())["type"]  # lifespan.startup, then lifespan.shutdown
+        await send({"type": f"{kind}.complete"})
+        if kind == "lifespan.shutdown":
             return

@@ -109,22 +109,20 @@ def _tools(body: dict[str, Any], max_tools: int) -> list[dict[str, Any]]:
     return functions
 
 
-def _chosen_tool(
-    body: dict[str, Any], tools: list[dict[str, Any]], items: list[dict[str, Any]]
-) -> dict[str, Any] | None:
-    choice = "auto" if body.get("tool_choice") is None else body["tool_choice"]
+def _chosen_tool(choice: Any, tools: list[dict[str, Any]], items: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The function ``tool_choice`` calls (None, absent or null, is ``auto``), or None to answer text."""
     if isinstance(choice, dict) and choice.get("type") == "function" and isinstance(choice.get("name"), str):
         wanted = [tool for tool in tools if tool["name"] == choice["name"]]
         if not wanted:
             raise invalid("tool_choice", f"names a function that is not in 'tools': {choice['name']!r}")
         return wanted[0]
-    if choice not in ("none", "auto", "required"):
+    if choice not in (None, "none", "auto", "required"):
         raise invalid("tool_choice", "must be 'none', 'auto', 'required' or {'type': 'function', 'name': ...}")
     if choice == "required" and not tools:
         raise invalid("tool_choice", "'required' needs at least one function in 'tools'")
     if choice == "none" or not tools:
         return None
-    if choice == "auto" and items[-1].get("type") == "function_call_output":
+    if choice in (None, "auto") and items[-1].get("type") == "function_call_output":
         return None  # the tool answered: finish with text
     last_user = next((_item_text(i) for i in reversed(items) if i.get("role") == "user"), "")
     named = first_named([tool["name"] for tool in tools], last_user)
@@ -172,7 +170,7 @@ def handle(req: Request) -> Reply:
     max_tokens = _validation.optional(body, "max_output_tokens", ("integer", 1, 1_000_000))
     _validation.check_fields(body, _validation.SAMPLING)
     tools = _tools(body, req.limits.max_tools)
-    tool = _chosen_tool(body, tools, items)
+    tool = _chosen_tool(body.get("tool_choice"), tools, items)
     fmt = _text_format(body)
     parallel = body.get("parallel_tool_calls", True)
     if not isinstance(parallel, bool):

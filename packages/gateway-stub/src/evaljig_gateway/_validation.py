@@ -78,11 +78,9 @@ def check_fields(body: dict[str, Any], rules: dict[str, Rule]) -> None:
         if kind == "boolean":
             if not isinstance(value, bool):
                 raise invalid(name, "must be a boolean")
-        elif (
-            isinstance(value, bool)
-            or not isinstance(value, int if kind == "integer" else (int, float))
-            or not low <= value <= high
-        ):
+            continue
+        types = int if kind == "integer" else (int, float)
+        if isinstance(value, bool) or not isinstance(value, types) or not low <= value <= high:
             raise invalid(name, f"must be {'an integer' if kind == 'integer' else 'a number'} between {low} and {high}")
 
 
