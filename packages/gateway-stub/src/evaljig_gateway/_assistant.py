@@ -77,10 +77,8 @@ def call_deltas(message: dict[str, Any]) -> list[dict[str, Any]]:
     """Stream deltas for a tool-call message: each call's head (id, name) then its arguments or input."""
     legacy = message.get("function_call")
     if legacy is not None:
-        return [
-            {"function_call": {"name": legacy["name"], "arguments": ""}},
-            {"function_call": {"arguments": legacy["arguments"]}},
-        ]
+        named = {"function_call": {"name": legacy["name"], "arguments": ""}}
+        return [named, {"function_call": {"arguments": legacy["arguments"]}}]
     deltas: list[dict[str, Any]] = []
     for i, call in enumerate(message["tool_calls"]):
         kind = call["type"]

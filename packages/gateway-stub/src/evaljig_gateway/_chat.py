@@ -114,9 +114,8 @@ def handle(req: Request) -> Reply:
 
 
 def _broken_calls(behaviour: Behaviour, calls: list[ToolCall], offered: list[str]) -> list[ToolCall]:
-    """``calls`` as ``unknown-tool`` and ``bad-tool-args`` break them (a custom tool's free text is left alone)."""
-    if not (behaviour.unknown_tool or behaviour.bad_tool_args):
-        return calls
+    """``calls`` as ``unknown-tool`` and ``bad-tool-args`` break them (a custom tool's free text is left alone;
+    other behaviours leave every call as it is)."""
     broken = []
     for c in calls:
         payload = _shaping.tool_arguments(behaviour, c.payload) if c.kind == "function" else c.payload

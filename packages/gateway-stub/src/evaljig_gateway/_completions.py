@@ -11,8 +11,7 @@ of an echoed prompt gets null. ``max_tokens: 0`` with ``echo`` scores the prompt
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from evaljig_gateway import _content, _logprobs, _shaping, _token_ids, _tokenizer, _validation
 from evaljig_gateway._behaviours import behaviour_for
@@ -26,8 +25,7 @@ DEFAULT_MAX_TOKENS = 16
 _PROMPT_FORMS = "must be a string, an array of strings, an array of token ids, or an array of token-id arrays"
 
 
-@dataclass(frozen=True, slots=True)
-class Prompt:
+class Prompt(NamedTuple):
     """One prompt as text; sent as token ids, also the pieces they decode to (one per id, what an echo returns)."""
 
     text: str

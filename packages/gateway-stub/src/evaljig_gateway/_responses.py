@@ -30,7 +30,7 @@ from evaljig_gateway._limits import OutputBudget
 from evaljig_gateway._replies import SSE, Reply, json_reply
 from evaljig_gateway._request import Request, answer, check_prompt
 from evaljig_gateway._schema_instance import instance_json
-from evaljig_gateway._tool_choice import check_tool_count, first_named
+from evaljig_gateway._tool_choice import check_tool_count, first_named, name_of
 
 _ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "reasoning", "item_reference"})
 _FORMATS = ("text", "json_object", "json_schema")
@@ -100,8 +100,7 @@ def _tools(body: dict[str, Any], max_tools: int) -> list[dict[str, Any]]:
             raise invalid(f"tools[{i}]", "must be an object with a 'type'")
         if tool["type"] != "function":
             continue
-        if not isinstance(tool.get("name"), str) or not tool["name"]:
-            raise missing(f"tools[{i}].name")
+        name_of(tool, f"tools[{i}]")
         params = tool.get("parameters")
         if params is not None and not isinstance(params, dict):
             raise invalid(f"tools[{i}].parameters", "must be a JSON Schema object")

@@ -154,7 +154,7 @@ def _function_tool(tool: Any, where: str) -> Tool:
 def _function(spec: Any, where: str, schema_where: str | None = None) -> Tool:
     """The function ``spec`` declares at ``where`` (a 400 naming the field when it is not one); a schema error
     names its place under ``schema_where``, by default ``where.parameters``."""
-    name = _name_of(spec, where)
+    name = name_of(spec, where)
     params = spec.get("parameters")
     if params is not None and not isinstance(params, dict):
         raise invalid(f"{where}.parameters", "must be a JSON Schema object")
@@ -163,7 +163,7 @@ def _function(spec: Any, where: str, schema_where: str | None = None) -> Tool:
     return Tool("function", name, where, params)
 
 
-def _name_of(spec: Any, where: str) -> str:
+def name_of(spec: Any, where: str) -> str:
     """The name a declared function or custom tool must have; a 400 naming ``where`` without one."""
     if not isinstance(spec, dict):
         raise invalid(where, "must be an object with a 'name'")
@@ -174,7 +174,7 @@ def _name_of(spec: Any, where: str) -> str:
 
 
 def _custom(spec: Any, where: str) -> Tool:
-    name = _name_of(spec, where)
+    name = name_of(spec, where)
     fmt = spec.get("format")
     if fmt is None or (isinstance(fmt, dict) and fmt.get("type") == "text"):
         return Tool("custom", name, where)
