@@ -32,11 +32,10 @@ from urllib.parse import parse_qsl
 import orjson
 
 from evaljig_gateway import _chat, _completions, _embeddings, _faults, _models, _responses, _validation
-from evaljig_gateway._behaviours import PLAIN, behaviour_for
+from evaljig_gateway._behaviours import BEHAVIOUR_TABLE, PLAIN, behaviour_for
 from evaljig_gateway._content import AnswerKey
 from evaljig_gateway._errors import ClientGoneError, GatewayError
 from evaljig_gateway._journal import Journal, call_json
-from evaljig_gateway._json_body import parse_json
 from evaljig_gateway._limits import Limits, check_model_name
 from evaljig_gateway._miss import CODE as MISS_CODE
 from evaljig_gateway._replies import Receive, Reply, Scope, Send, json_reply, until_disconnect
@@ -88,9 +87,6 @@ class _Call:
     """A cassette miss's explanation (the 404's message), journaled with the call."""
 
 
-#: Makes a request's reply once its body is read: ``GatewayApp._synthetic`` or ``._from_cassette``.
-_Answer = Callable[[Scope, Receive, _Call], Awaitable[Reply]]
-
 #: Journaled for a request that got no answer because the client left first.
 NO_ANSWER = 499
 #: OpenAI's message for a 500, which the gateway's own 500s begin with.
@@ -140,17 +136,13 @@ class GatewayApp:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            path: str = scope["path"]
-            if self._cassette_mode and path.startswith(API_PREFIX):
-                await self._http(scope, receive, send, self._from_cassette, model_request=True)
-            else:
-                await self._http(scope, receive, send, self._synthetic, model_request=path in _MODEL_ROUTES)
+            await self._http(scope, receive, send)
         elif scope["type"] == "lifespan":
             await _lifespan(receive, send)
 
-    async def _http(self, scope: Scope, receive: Receive, send: Send, answer: _Answer, *, model_request: bool) -> None:
-        """Read the body, let ``answer`` make the reply, journal the call, send the reply (``model_request``:
-        counted in ``in_flight`` meanwhile).
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Read the body, let ``_from_cassette`` (an API request in cassette mode) or ``_synthetic`` make the reply,
+        journal the call, send the reply (a model request is counted in ``in_flight`` meanwhile).
 
         Whatever goes wrong answers like OpenAI and is journaled: a ``GatewayError`` as itself, a
         client that left as 499 (or the 400 it was sent for bad framing), shutdown as 503, a bug as 500.
@@ -159,11 +151,14 @@ class GatewayApp:
         path: str = scope["path"]
         started = time.monotonic_ns()  # the journal entry's start (its end is when it is recorded)
         call = _Call(self.journal.epoch)
+        cassette = self._cassette_mode and path.startswith(API_PREFIX)
+        model_request = cassette or path in _MODEL_ROUTES
         request_id = self._request_id(call.epoch) if path.startswith(API_PREFIX) else None
         self.in_flight += model_request
         try:
             self._check_head(scope)
             call.raw = await self._read_body(receive)
+            answer = self._from_cassette if cassette else self._synthetic
             reply = await answer(scope, receive, call)
         except GatewayError as exc:
             reply = _error_reply(exc)
@@ -225,8 +220,7 @@ class GatewayApp:
 
     def _answer(self, handler: Callable[[Request], Reply], call: _Call) -> Reply:
         """Parse the body, check the model name (before it is kept anywhere: journal, counters), run ``handler``."""
-        body = _validation.require_object(parse_json(call.raw))
-        model = _validation.model_of(body)
+        body, model = _validation.body_and_model(call.raw)
         check_model_name(model, self.limits)
         call.model = model
         return handler(Request(call.raw, body, model, self.answers, self.limits))
@@ -237,7 +231,7 @@ class GatewayApp:
         method: str = scope["method"]
         query: bytes = scope.get("query_string", b"")
         target = f"{scope['path']}?{query.decode('latin-1')}" if query else scope["path"]
-        body = parse_json(call.raw) if call.raw.strip() else None
+        body = _validation.parse_json(call.raw) if call.raw.strip() else None
         name = body.get("model") if isinstance(body, dict) else None
         if isinstance(name, str):
             check_model_name(name, self.limits)
@@ -249,8 +243,18 @@ class GatewayApp:
             return reply
         key = replayer.key(method, target, body)
         if replayer.holds(key) and (recorder is None or not replayer.to_forward(key)):
-            call.attempt = self.journal.next_attempt(call.model, call.epoch) if call.model is not None else 0
-            return await self._replayed(replayer, key, call.model, call.attempt, receive)
+            # the next recording, wrapped in the model's behaviour; a call the behaviour answers itself (a
+            # failure, ``bad-request``, ``stall``) does not use up a recording: ``fail-once`` answers 500, then
+            # the first recording
+            model = call.model
+            if model is not None:
+                call.attempt = self.journal.next_attempt(model, call.epoch)
+                behaviour = behaviour_for(model)
+                if behaviour.stall or behaviour.bad_request or behaviour.failure_status_for(call.attempt) is not None:
+                    return await self._apply_behaviour(model, call.attempt, Reply(200, b""), receive)  # raises
+            recorded = replayer.answer(key)
+            assert recorded is not None
+            return recorded if model is None else await self._apply_behaviour(model, call.attempt, recorded, receive)
         if recorder is None:
             raise await self._in_thread(lambda: replayer.miss(key), receive)
         replayer.forwarding(key, +1)
@@ -261,20 +265,6 @@ class GatewayApp:
         finally:
             replayer.forwarding(key, -1)
         return reply
-
-    async def _replayed(
-        self, replayer: Replayer, key: tuple[str, str, bytes], model: str | None, attempt: int, receive: Receive
-    ) -> Reply:
-        """The next recording for ``key``, wrapped in ``model``'s behaviour. A call the behaviour answers
-        itself (a failure, ``bad-request``, ``stall``) does not use up a recording: ``fail-once`` answers
-        500, then the first recording."""
-        if model is not None:
-            behaviour = behaviour_for(model)
-            if behaviour.stall or behaviour.bad_request or behaviour.failure_status_for(attempt) is not None:
-                return await self._apply_behaviour(model, attempt, Reply(200, b""), receive)  # raises
-        reply = replayer.answer(key)
-        assert reply is not None
-        return reply if model is None else await self._apply_behaviour(model, attempt, reply, receive)
 
     async def aclose(self) -> None:
         """Release what the app holds in its event loop (the recorder's upstream connections)."""
@@ -297,7 +287,6 @@ class GatewayApp:
 
         Its client leaving meanwhile is a 499, the gateway closing a 503; the thread's result is then dropped.
         """
-        self._loop = asyncio.get_running_loop()
         outcome: concurrent.futures.Future[T] = concurrent.futures.Future()
 
         def run() -> None:
@@ -309,16 +298,12 @@ class GatewayApp:
         done = asyncio.wrap_future(outcome)  # set in the loop once the thread is done (not if the loop has closed)
         threading.Thread(target=run, name="gateway-work", daemon=True).start()
         gone = asyncio.ensure_future(receive())
-        closing = asyncio.ensure_future(self._closing.wait())
-        try:
-            await asyncio.wait((done, gone, closing), return_when=asyncio.FIRST_COMPLETED)
+        try:  # waiting does not cancel ``done``: the thread could not hand its outcome over
+            await self._hold(asyncio.wait((done, gone), return_when=asyncio.FIRST_COMPLETED))
         finally:
             gone.cancel()
-            closing.cancel()
         if done.done():
             return done.result()
-        if self._closing.is_set():
-            raise _shutting_down()
         raise ClientGoneError
 
     def _check_head(self, scope: Scope) -> None:
@@ -337,25 +322,20 @@ class GatewayApp:
             raise _header_error(f"a request line and headers over {limits.max_header_bytes} bytes")
 
     async def _read_body(self, receive: Receive) -> bytes:
-        message = await receive()  # the common case: the whole body in one message
-        if message["type"] == "http.request" and not message.get("more_body", False):
-            body: bytes = message.get("body", b"")
-            if len(body) > self.limits.max_body_bytes:
-                raise _too_large(self.limits.max_body_bytes)
-            return body
+        """The request body, read up to ``limits.max_body_bytes`` (most bodies arrive in one message)."""
         chunks: list[bytes] = []
         size = 0
         while True:
+            message = await receive()
             if message["type"] == "http.disconnect":
                 raise ClientGoneError
-            chunk = message.get("body", b"")
+            chunk: bytes = message.get("body", b"")
             size += len(chunk)
             if size > self.limits.max_body_bytes:
                 raise _too_large(self.limits.max_body_bytes)
-            chunks.append(chunk)
             if not message.get("more_body", False):
-                return b"".join(chunks)
-            message = await receive()
+                return b"".join([*chunks, chunk]) if chunks else chunk
+            chunks.append(chunk)
 
     async def _apply_behaviour(self, model: str, attempt: int, reply: Reply, receive: Receive) -> Reply:
         behaviour = behaviour_for(model)
@@ -368,12 +348,8 @@ class GatewayApp:
         if status is not None:
             raise self._failure(status, model, attempt)
         if behaviour.bad_request:
-            raise GatewayError(
-                400,
-                f"Model '{model}' rejects every request (evaljig gateway bad-request).",
-                param="model",
-                code="bad_request",
-            )
+            message = f"Model '{model}' rejects every request (evaljig gateway bad-request)."
+            raise GatewayError(400, message, param="model", code="bad_request")
         if behaviour.tokens_per_window is not None:
             self._spend_tokens(model, behaviour.tokens_per_window, reply.tokens)
         if behaviour.malformed:
@@ -397,16 +373,14 @@ class GatewayApp:
             raise _shutting_down()
 
     def _failure(self, status: int, model: str, attempt: int) -> GatewayError:
-        ms = self.retry_after_ms
-        headers = self._retry_headers({b"requests": 60, b"tokens": 150000} if status == 429 else {})
-        if status == 429:
-            message = (
-                f"Rate limit reached for {model} in organization org-evaljig on requests per min (RPM): "
-                f"Limit 60, Used 60, Requested 1. Please try again in {ms}ms. (evaljig gateway, call {attempt})"
-            )
-        else:
+        if status != 429:
             message = f"{_INTERNAL} (evaljig gateway: '{model}' fails call {attempt})."
-        return GatewayError(status, message, headers=headers)
+            return GatewayError(status, message, headers=self._retry_headers({}))
+        message = (
+            f"Rate limit reached for {model} in organization org-evaljig on requests per min (RPM): Limit 60, "
+            f"Used 60, Requested 1. Please try again in {self.retry_after_ms}ms. (evaljig gateway, call {attempt})"
+        )
+        return GatewayError(429, message, headers=self._retry_headers({b"requests": 60, b"tokens": 150000}))
 
     def _spend_tokens(self, model: str, limit: int, tokens: int) -> None:
         """``tpm-<n>``: spend the reply's tokens, or answer OpenAI's tokens-per-minute 429 once ``limit`` is spent.
@@ -419,14 +393,13 @@ class GatewayApp:
         if used < limit:
             self.windows.spend(model, tokens, epoch)
             return
-        ms = self.retry_after_ms
-        headers = self._retry_headers({b"tokens": limit})
         message = (
             f"Rate limit reached for {model} in organization org-evaljig on tokens per min (TPM): Limit {limit}, "
-            f"Used {used}, Requested {tokens}. Please try again in {ms}ms. "
+            f"Used {used}, Requested {tokens}. Please try again in {self.retry_after_ms}ms. "
             "Visit https://platform.openai.com/account/rate-limits to learn more."
         )
-        raise GatewayError(429, message, headers=headers, type="tokens")  # code: rate_limit_exceeded, as every 429
+        # code: rate_limit_exceeded, as every 429
+        raise GatewayError(429, message, headers=self._retry_headers({b"tokens": limit}), type="tokens")
 
     def _retry_headers(self, limits: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
         """The headers of a 429 or 500: the wait it asks for (``retry-after`` in whole seconds, rounded up), and
@@ -463,7 +436,7 @@ class GatewayApp:
             self.windows.advance()
             return json_reply({"advanced": True})
         if path == "/_gateway/behaviours" and method == "GET":
-            return _models.behaviours()
+            return json_reply([{"token": t, "behaviour": b} for t, b in BEHAVIOUR_TABLE])
         raise GatewayError(404, f"Unknown path {method} {path}.")
 
 
@@ -477,9 +450,8 @@ def _limit_of(text: str | None) -> int | None:
         return None
     if not (text.isascii() and text.isdigit() and len(text) <= 9 and int(text) >= 1):
         shown = text[:40].encode("unicode_escape").decode()
-        raise GatewayError(
-            400, f"Invalid value for 'limit': expected a positive integer, got '{shown}'.", param="limit"
-        )
+        message = f"Invalid value for 'limit': expected a positive integer, got '{shown}'."
+        raise GatewayError(400, message, param="limit")
     return int(text)
 
 
@@ -516,16 +488,14 @@ async def _send(send: Send, reply: Reply) -> None:
     await send({"type": "http.response.start", "status": reply.status, "headers": headers})
     for event in reply.events:
         await send({"type": "http.response.body", "body": event, "more_body": True})
-    if reply.end == "drop":
-        return  # never ended: the server closes the connection mid-body (``drop-<n>``)
-    await send({"type": "http.response.body", "body": b""})
+    if reply.end != "drop":  # a dropped body is never ended: the server closes the connection mid-body (``drop-<n>``)
+        await send({"type": "http.response.body", "body": b""})
 
 
 async def _lifespan(receive: Receive, send: Send) -> None:
+    """Complete the lifespan's startup and its shutdown: the app holds nothing that needs them."""
     while True:
-        message = await receive()
-        if message["type"] == "lifespan.startup":
-            await send({"type": "lifespan.startup.complete"})
-        elif message["type"] == "lifespan.shutdown":
-            await send({"type": "lifespan.shutdown.complete"})
+        kind = (await receive())["type"]  # lifespan.startup, then lifespan.shutdown
+        await send({"type": f"{kind}.complete"})
+        if kind == "lifespan.shutdown":
             return

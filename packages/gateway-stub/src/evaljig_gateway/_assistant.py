@@ -16,7 +16,7 @@ from evaljig_gateway import _content, _regex_sample
 from evaljig_gateway._errors import GatewayError, invalid
 from evaljig_gateway._limits import BudgetExceededError, OutputBudget
 from evaljig_gateway._schema_instance import instance_json, seeded_rng
-from evaljig_gateway._script import ToolCall, Turn
+from evaljig_gateway._script import ToolCall
 
 if TYPE_CHECKING:  # _tool_choice imports conversation_seed from here
     from evaljig_gateway._tool_choice import Tool
@@ -30,14 +30,9 @@ def conversation_seed(messages: list[dict[str, Any]]) -> str:
         raise GatewayError(400, "The messages cannot be read as JSON.", param="messages") from None
 
 
-def generated_calls(tools: list[Tool], seed: str, index: int, budget: OutputBudget | None = None) -> list[ToolCall]:
-    """Calls to ``tools`` with generated arguments, spending ``budget`` (the request's; default limits when None)."""
-    budget = budget if budget is not None else OutputBudget.of()
+def generated_calls(tools: list[Tool], seed: str, index: int, budget: OutputBudget) -> list[ToolCall]:
+    """Calls to ``tools`` with generated arguments, spending ``budget`` (the request's)."""
     return [_generated(tool, f"{seed}\x00{index}\x00{tool.name}", budget) for tool in tools]
-
-
-def scripted_calls(turn: Turn) -> list[ToolCall]:
-    return list(turn.calls)
 
 
 def _generated(tool: Tool, seed: str, budget: OutputBudget) -> ToolCall:
@@ -51,12 +46,11 @@ def _generated(tool: Tool, seed: str, budget: OutputBudget) -> ToolCall:
 def _custom_input(tool: Tool, seed: str, budget: OutputBudget) -> str:
     """Free text, or a string matching a ``regex`` grammar (a ``lark`` grammar gets free text)."""
     if tool.grammar and tool.grammar[0] == "regex":
-        param = f"{tool.where}.format.grammar.definition"
         try:
             sample = _regex_sample.sample(f"^(?:{tool.grammar[1]})$", seeded_rng(seed), budget)
             budget.spend_chars(len(sample))
         except (_regex_sample.RegexError, BudgetExceededError) as exc:
-            raise invalid(param, str(exc)) from None
+            raise invalid(f"{tool.where}.format.grammar.definition", str(exc)) from None
         return sample
     return _content.default_answer(seed)
 
@@ -70,17 +64,12 @@ def call_id(digest: str, index: int, position: int) -> str:
 def call_message(calls: list[ToolCall], digest: str, index: int, *, legacy: bool) -> tuple[dict[str, Any], str]:
     """The assistant message and finish reason for ``calls``."""
     if legacy:
-        first = calls[0]
-        return (
-            {"role": "assistant", "content": None, "function_call": {"name": first.name, "arguments": first.payload}},
-            "function_call",
-        )
-    tool_calls = [
-        {"id": call_id(digest, index, i), "type": "custom", "custom": {"name": c.name, "input": c.payload}}
-        if c.kind == "custom"
-        else {"id": call_id(digest, index, i), "type": "function", "function": {"name": c.name, "arguments": c.payload}}
-        for i, c in enumerate(calls)
-    ]
+        function_call = {"name": calls[0].name, "arguments": calls[0].payload}
+        return {"role": "assistant", "content": None, "function_call": function_call}, "function_call"
+    tool_calls = []
+    for i, c in enumerate(calls):
+        field = "input" if c.kind == "custom" else "arguments"
+        tool_calls.append({"id": call_id(digest, index, i), "type": c.kind, c.kind: {"name": c.name, field: c.payload}})
     return {"role": "assistant", "content": None, "tool_calls": tool_calls, "refusal": None}, "tool_calls"
 
 
@@ -88,16 +77,13 @@ def call_deltas(message: dict[str, Any]) -> list[dict[str, Any]]:
     """Stream deltas for a tool-call message: each call's head (id, name) then its arguments or input."""
     legacy = message.get("function_call")
     if legacy is not None:
-        return [
-            {"function_call": {"name": legacy["name"], "arguments": ""}},
-            {"function_call": {"arguments": legacy["arguments"]}},
-        ]
+        named = {"function_call": {"name": legacy["name"], "arguments": ""}}
+        return [named, {"function_call": {"arguments": legacy["arguments"]}}]
     deltas: list[dict[str, Any]] = []
     for i, call in enumerate(message["tool_calls"]):
         kind = call["type"]
         spec = call[kind]
         field = "input" if kind == "custom" else "arguments"
         head = {"index": i, "id": call["id"], "type": kind, kind: {"name": spec["name"], field: ""}}
-        deltas.append({"tool_calls": [head]})
-        deltas.append({"tool_calls": [{"index": i, kind: {field: spec[field]}}]})
+        deltas += [{"tool_calls": [head]}, {"tool_calls": [{"index": i, kind: {field: spec[field]}}]}]
     return deltas

@@ -9,23 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from evaljig_common import SYSTEM_FINGERPRINT
-from evaljig_gateway import (
-    _assistant,
-    _content,
-    _logprobs,
-    _shaping,
-    _structured,
-    _tokenizer,
-    _tool_choice,
-    _validation,
-)
+from evaljig_gateway import _assistant, _content, _logprobs, _shaping, _structured, _tokenizer, _validation
 from evaljig_gateway._behaviours import PLAIN, Behaviour, behaviour_for
 from evaljig_gateway._errors import invalid
 from evaljig_gateway._limits import OutputBudget
 from evaljig_gateway._replies import Reply, json_reply, sse_reply
-from evaljig_gateway._request import Request, answer, check_prompt, check_tokens, usage_of
+from evaljig_gateway._request import Request, answer, check_prompt, check_tokens, head_of, usage_of
 from evaljig_gateway._script import ToolCall
+from evaljig_gateway._tool_choice import calls_for, tool_choice_of
 
 #: The fields checked as numbers, integers or booleans (``max_tokens`` only without ``max_completion_tokens``).
 _FIELDS: dict[str, _validation.Rule] = {
@@ -42,11 +33,9 @@ def handle(req: Request) -> Reply:
     messages = _validation.messages_of(body)
     _validation.check_fields(body, _FIELDS)
     n = body.get("n") or 1
-    tokens_param = "max_completion_tokens"
-    max_tokens = body.get(tokens_param)
-    if max_tokens is None:  # the legacy name counts only without the new one
-        tokens_param = "max_tokens"
-        max_tokens = _validation.optional_int(body, tokens_param, 1, 1_000_000)
+    # the legacy name counts only without the new one (checked above)
+    tokens_param = "max_tokens" if body.get("max_completion_tokens") is None else "max_completion_tokens"
+    max_tokens = _validation.optional(body, tokens_param, ("integer", 1, 1_000_000))
     check_tokens(req, n, max_tokens, tokens_param)
     stop = _validation.stop_list(body)
     stream = body.get("stream") is True
@@ -54,7 +43,7 @@ def handle(req: Request) -> Reply:
     top = body.get("top_logprobs")
     if top is not None and not want_logprobs:
         raise invalid("top_logprobs", "requires 'logprobs' to be true")
-    policy = _tool_choice.tool_choice_of(body, req.limits.max_tools)
+    policy = tool_choice_of(body, req.limits.max_tools)
     json_format = _structured.response_format_of(body)
     if json_format is not None and json_format.schema is None:  # json_object: a schema the prompt asks for
         json_format = _structured.JsonFormat(prompted=_structured.prompted_schema(messages, _content.message_text))
@@ -71,26 +60,19 @@ def handle(req: Request) -> Reply:
         _shaping.check_context(behaviour, prompt_tokens, "chat")
     known = req.answers.lookup(prompt)
     turn = req.answers.turn_for(messages)  # a scripted turn overrides tool choice and format
-    to_call = _tool_choice.calls_for(policy, messages) if turn is None else []
+    to_call = calls_for(policy, messages) if turn is None else []
     generates = bool(to_call) or json_format is not None  # only what generates pays for a seed and a budget
     seed = _assistant.conversation_seed(messages) if generates else ""
     # generated JSON (instances, tool arguments): all choices share one budget
     budget = OutputBudget.of(req.limits) if generates else None
     digest = req.digest
-    head = {
-        "id": f"chatcmpl-{digest[:24]}",
-        "object": "chat.completion",
-        "created": _content.created_from(digest),
-        "model": req.model,
-        "system_fingerprint": SYSTEM_FINGERPRINT,
-    }
+    head = head_of(req, digest, "chatcmpl-", "chat.completion")
     choices: list[dict[str, Any]] = []
     completion_tokens = reasoning_tokens = 0
     for index in range(n):
-        if turn:
-            calls = _assistant.scripted_calls(turn)
-        else:
-            calls = _assistant.generated_calls(to_call, seed, index, budget) if to_call else []
+        calls = list(turn.calls) if turn is not None else []
+        if to_call and budget is not None:  # to_call: only without a scripted turn
+            calls = _assistant.generated_calls(to_call, seed, index, budget)
         reasoning = None
         logprobs = None
         if calls:
@@ -116,8 +98,10 @@ def handle(req: Request) -> Reply:
                 content = _logprobs.chat_logprobs(prompt, _tokenizer.pieces(text), top or 0, keyed)
                 logprobs = {"content": content, "refusal": None}
             message = {"role": "assistant", "content": text, "refusal": None, "annotations": []}
-        if reasoning is not None:
-            message = _with_reasoning(message, reasoning)
+        if reasoning is not None:  # in both fields servers use, after the content: ``reasoning_content`` (DeepSeek,
+            # vLLM before 0.10, what litellm reads first) and ``reasoning`` (vLLM since, Groq, Cerebras, OpenRouter)
+            head_fields = {"role": message["role"], "content": message["content"]}
+            message = {**head_fields, "reasoning_content": reasoning, "reasoning": reasoning, **message}
             reasoning_tokens += _content.count_tokens(reasoning)
         choices.append({"index": index, "message": message, "logprobs": logprobs, "finish_reason": finish})
 
@@ -129,30 +113,14 @@ def handle(req: Request) -> Reply:
     return sse_reply(_chat_chunks(head, choices, usage if include_usage else None), tokens=tokens)
 
 
-def _with_reasoning(message: dict[str, Any], reasoning: str) -> dict[str, Any]:
-    """``message`` with its reasoning in both fields servers use: ``reasoning_content`` (DeepSeek, vLLM before
-    0.10, what litellm reads first) and ``reasoning`` (vLLM since, Groq, Cerebras, OpenRouter)."""
-    return {
-        "role": message["role"],
-        "content": message["content"],
-        "reasoning_content": reasoning,
-        "reasoning": reasoning,
-        **{k: v for k, v in message.items() if k not in ("role", "content")},
-    }
-
-
 def _broken_calls(behaviour: Behaviour, calls: list[ToolCall], offered: list[str]) -> list[ToolCall]:
-    """``calls`` as ``unknown-tool`` and ``bad-tool-args`` break them (a custom tool's free text is left alone)."""
-    if not (behaviour.unknown_tool or behaviour.bad_tool_args):
-        return calls
-    return [
-        ToolCall(
-            c.kind,
-            _shaping.tool_name(behaviour, c.name, offered),
-            _shaping.tool_arguments(behaviour, c.payload) if c.kind == "function" else c.payload,
-        )
-        for c in calls
-    ]
+    """``calls`` as ``unknown-tool`` and ``bad-tool-args`` break them (a custom tool's free text is left alone;
+    other behaviours leave every call as it is)."""
+    broken = []
+    for c in calls:
+        payload = _shaping.tool_arguments(behaviour, c.payload) if c.kind == "function" else c.payload
+        broken.append(ToolCall(c.kind, _shaping.tool_name(behaviour, c.name, offered), payload))
+    return broken
 
 
 def _chat_chunks(
@@ -177,14 +145,9 @@ def _chat_chunks(
                 lp = {"content": [logprobs[i]], "refusal": None} if logprobs and i < len(logprobs) else None
                 deltas.append(({"content": piece}, lp, None))
         deltas.append(({}, None, choice["finish_reason"]))
-        events += [
-            {
-                **chunk_head,
-                "choices": [{"index": index, "delta": delta, "logprobs": lp, "finish_reason": finish}],
-                **extra,
-            }
-            for delta, lp, finish in deltas
-        ]
+        for delta, lp, finish in deltas:
+            chunk = {"index": index, "delta": delta, "logprobs": lp, "finish_reason": finish}
+            events.append({**chunk_head, "choices": [chunk], **extra})
     if usage is not None:
         events.append({**chunk_head, "choices": [], "usage": usage})
     return events

@@ -11,40 +11,37 @@ of an echoed prompt gets null. ``max_tokens: 0`` with ``echo`` scores the prompt
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-from evaljig_common import SYSTEM_FINGERPRINT
 from evaljig_gateway import _content, _logprobs, _shaping, _token_ids, _tokenizer, _validation
 from evaljig_gateway._behaviours import behaviour_for
 from evaljig_gateway._errors import invalid
 from evaljig_gateway._limits import check_echo, check_product
 from evaljig_gateway._replies import Reply, json_reply, sse_reply
-from evaljig_gateway._request import Request, answer, check_prompt, check_tokens, usage_of
+from evaljig_gateway._request import Request, answer, check_prompt, check_tokens, head_of, usage_of
 
 #: OpenAI's default ``max_tokens`` for the legacy endpoint.
 DEFAULT_MAX_TOKENS = 16
 _PROMPT_FORMS = "must be a string, an array of strings, an array of token ids, or an array of token-id arrays"
 
 
-@dataclass(frozen=True, slots=True)
-class Prompt:
-    """One prompt as text, cut into the tokens an echo returns, and its token count for ``usage``."""
+class Prompt(NamedTuple):
+    """One prompt as text; sent as token ids, also the pieces they decode to (one per id, what an echo returns)."""
 
     text: str
-    pieces: list[str]
-    tokens: int
+    pieces: list[str] | None = None
+    """None for a prompt sent as text: it is cut into tokens when an echo needs them."""
 
 
 def prompts_of(body: dict[str, Any]) -> list[Prompt]:
     """The request's prompts; token ids are decoded, text is cut lazily."""
     raw = _validation.required(body, "prompt")
     if isinstance(raw, str):
-        return [Prompt(raw, [], -1)]
+        return [Prompt(raw)]
     if not isinstance(raw, list) or not raw:
         raise invalid("prompt", _PROMPT_FORMS)
     if all(isinstance(p, str) for p in raw):
-        return [Prompt(p, [], -1) for p in raw]
+        return [Prompt(p) for p in raw]
     if all(isinstance(t, int) and not isinstance(t, bool) for t in raw):
         return [_id_prompt(raw, "prompt")]
     if all(isinstance(p, list) for p in raw):
@@ -53,9 +50,8 @@ def prompts_of(body: dict[str, Any]) -> list[Prompt]:
 
 
 def _id_prompt(value: Any, param: str) -> Prompt:
-    ids = _token_ids.check_ids(value, param)
-    pieces = _token_ids.decode_pieces(ids)
-    return Prompt("".join(pieces), pieces, len(ids))
+    pieces = _token_ids.decode_pieces(_token_ids.check_ids(value, param))
+    return Prompt("".join(pieces), pieces)
 
 
 def completion_text(prompt: str, answer: str, max_tokens: int, stop: list[str]) -> tuple[str, str]:
@@ -85,9 +81,7 @@ def handle(req: Request) -> Reply:
     check_prompt(req, sum(len(prompt.text) for prompt in prompts), "prompt")
     _validation.check_fields(body, _FIELDS)
     n = body.get("n") or 1
-    max_tokens = body.get("max_tokens")
-    if max_tokens is None:
-        max_tokens = DEFAULT_MAX_TOKENS
+    max_tokens = DEFAULT_MAX_TOKENS if body.get("max_tokens") is None else body["max_tokens"]
     what = f"prompts x n ({len(prompts)} x {n})"
     check_product("n" if n > 1 else "prompt", what, len(prompts) * n, req.limits.max_choices, "--max-choices")
     check_tokens(req, n, max_tokens, "max_tokens")
@@ -99,27 +93,20 @@ def handle(req: Request) -> Reply:
         check_echo(req.limits, [prompt.text for prompt in prompts], n, top)
 
     key = req.answers.items() if top is not None and len(req.answers) else []
-    digest = req.digest
-    head = {
-        "id": f"cmpl-{digest[:24]}",
-        "object": "text_completion",
-        "created": _content.created_from(digest),
-        "model": req.model,
-        "system_fingerprint": SYSTEM_FINGERPRINT,
-    }
+    head = head_of(req, req.digest, "cmpl-", "text_completion")
     choices: list[dict[str, Any]] = []
     cache: dict[tuple[str, str], float] = {}  # plain-model values, shared by prompts with a common context
     prompt_tokens = completion_tokens = reasoning_tokens = 0
     behaviour = behaviour_for(req.model)
     for p_index, prompt in enumerate(prompts):
-        counted = _content.count_tokens(prompt.text) if prompt.tokens < 0 else prompt.tokens
+        counted = _content.count_tokens(prompt.text) if prompt.pieces is None else len(prompt.pieces)
         _shaping.check_context(behaviour, counted, "completions", max_tokens)  # each prompt is its own sequence
         prompt_tokens += counted
         known = req.answers.lookup(prompt.text)
         keyed = _logprobs.KeyedText(prompt.text, key) if key else None
         echoed = None  # the prompt's columns: a token's value reads only the text before it, so one for every choice
         if echo and top is not None:
-            pieces = prompt.pieces if prompt.tokens >= 0 else _tokenizer.pieces(prompt.text)
+            pieces = _tokenizer.pieces(prompt.text) if prompt.pieces is None else prompt.pieces
             echoed = _logprobs.score_pieces(prompt.text, pieces, 0, top, keyed, cache).as_dict()
         for k in range(n):
             text, finish = completion_text(prompt.text, answer(known, prompt.text, k), max_tokens, stop)
@@ -142,9 +129,8 @@ def handle(req: Request) -> Reply:
     if not stream:
         return json_reply({**head, "choices": choices, "usage": usage}, tokens=tokens)
     options = body.get("stream_options")
-    include_usage = isinstance(options, dict) and bool(options.get("include_usage"))
     events = [{**head, "choices": [{**c, "finish_reason": None}]} for c in choices if c["text"]]
     events += [{**head, "choices": [{**c, "text": ""}]} for c in choices]
-    if include_usage:
+    if isinstance(options, dict) and options.get("include_usage"):
         events.append({**head, "choices": [], "usage": usage})
     return sse_reply(events, tokens=tokens)

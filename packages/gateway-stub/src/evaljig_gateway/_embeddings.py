@@ -15,13 +15,14 @@ from evaljig_gateway._request import Request, check_prompt
 
 DEFAULT_EMBEDDING_DIMENSIONS = 1536
 MAX_EMBEDDING_DIMENSIONS = 8192
+_DIMENSIONS: _validation.Rule = ("integer", 1, MAX_EMBEDDING_DIMENSIONS)
 
 
 def handle(req: Request) -> Reply:
     """``POST /v1/embeddings``."""
     body = req.body
     raw_input = _validation.required(body, "input")
-    dims = _validation.optional_int(body, "dimensions", 1, MAX_EMBEDDING_DIMENSIONS) or DEFAULT_EMBEDDING_DIMENSIONS
+    dims = _validation.optional(body, "dimensions", _DIMENSIONS) or DEFAULT_EMBEDDING_DIMENSIONS
     count = _embedding_count(raw_input)  # the limit first: a refused request costs no per-item work
     what = f"inputs x dimensions ({count} x {dims})"
     check_product("input", what, count * dims, req.limits.max_embedding_values, "--max-embedding-values")

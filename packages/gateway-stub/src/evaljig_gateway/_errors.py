@@ -8,11 +8,8 @@ from typing import Any
 from evaljig_common import EvaljigError
 
 #: Error types other than ``invalid_request_error``, which every other status has.
-_TYPES = {
-    429: "requests",  # OpenAI's type for a requests-per-minute limit ("tokens" for tokens per minute)
-    500: "server_error",
-    503: "server_error",
-}
+#: (429's is OpenAI's type for a requests-per-minute limit; ``tokens`` for tokens per minute.)
+_TYPES = {429: "requests", 500: "server_error", 503: "server_error"}
 _CODES = {
     404: "not_found",
     405: "method_not_allowed",
@@ -40,14 +37,9 @@ class GatewayError(EvaljigError):
     """The error's ``type``; None for the status's usual one (a 429 for tokens per minute is ``tokens``)."""
 
     def body(self) -> dict[str, Any]:
-        return {
-            "error": {
-                "message": self.message,
-                "type": self.type or _TYPES.get(self.status, "invalid_request_error"),
-                "param": self.param,
-                "code": self.code if self.code is not None else _CODES.get(self.status),
-            }
-        }
+        kind = self.type or _TYPES.get(self.status, "invalid_request_error")
+        code = self.code if self.code is not None else _CODES.get(self.status)
+        return {"error": {"message": self.message, "type": kind, "param": self.param, "code": code}}
 
 
 def invalid(param: str, reason: str) -> GatewayError:

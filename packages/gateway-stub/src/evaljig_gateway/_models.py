@@ -5,10 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from evaljig_gateway import _content
-from evaljig_gateway._behaviours import BEHAVIOUR_TABLE
 from evaljig_gateway._replies import Reply, json_reply
 
-MODELS_OWNER = "evaljig"
 #: Example names listed by ``GET /v1/models``; any other name works too.
 LISTED_MODELS = ("gpt-stub", "fail-once", "always-fail", "rate-limit", "slow-100", "malformed")
 PREFIX = "/v1/models/"
@@ -23,8 +21,4 @@ def handle(path: str) -> Reply:
 
 
 def _model_object(name: str) -> dict[str, Any]:
-    return {"id": name, "object": "model", "created": _content.CREATED_BASE, "owned_by": MODELS_OWNER}
-
-
-def behaviours() -> Reply:
-    return json_reply([{"token": t, "behaviour": b} for t, b in BEHAVIOUR_TABLE])
+    return {"id": name, "object": "model", "created": _content.CREATED_BASE, "owned_by": "evaljig"}

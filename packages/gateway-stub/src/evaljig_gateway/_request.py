@@ -10,6 +10,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from evaljig_common import SYSTEM_FINGERPRINT
 from evaljig_gateway import _content
 from evaljig_gateway._limits import Limits, check_product
 
@@ -45,6 +46,18 @@ def check_tokens(req: Request, n: int, max_tokens: int | None, param: str) -> No
     if max_tokens is not None:
         what = f"n x {param} ({n} x {max_tokens})"
         check_product(param, what, n * max_tokens, req.limits.max_output_tokens, "--max-output-tokens")
+
+
+def head_of(req: Request, digest: str, id_prefix: str, kind: str) -> dict[str, Any]:
+    """The fields a chat or legacy completions answer (and each of its chunks) begins with; ``digest`` is
+    ``req.digest``, which the caller may need again."""
+    return {
+        "id": f"{id_prefix}{digest[:24]}",
+        "object": kind,
+        "created": _content.created_from(digest),
+        "model": req.model,
+        "system_fingerprint": SYSTEM_FINGERPRINT,
+    }
 
 
 def usage_of(prompt_tokens: int, completion_tokens: int, reasoning_tokens: int = 0) -> dict[str, Any]:

@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -29,7 +30,7 @@ from evaljig_gateway._limits import OutputBudget
 from evaljig_gateway._replies import SSE, Reply, json_reply
 from evaljig_gateway._request import Request, answer, check_prompt
 from evaljig_gateway._schema_instance import instance_json
-from evaljig_gateway._tool_choice import check_tool_count, first_named
+from evaljig_gateway._tool_choice import check_tool_count, first_named, name_of
 
 _ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "reasoning", "item_reference"})
 _FORMATS = ("text", "json_object", "json_schema")
@@ -99,8 +100,7 @@ def _tools(body: dict[str, Any], max_tools: int) -> list[dict[str, Any]]:
             raise invalid(f"tools[{i}]", "must be an object with a 'type'")
         if tool["type"] != "function":
             continue
-        if not isinstance(tool.get("name"), str) or not tool["name"]:
-            raise missing(f"tools[{i}].name")
+        name_of(tool, f"tools[{i}]")
         params = tool.get("parameters")
         if params is not None and not isinstance(params, dict):
             raise invalid(f"tools[{i}].parameters", "must be a JSON Schema object")
@@ -108,24 +108,20 @@ def _tools(body: dict[str, Any], max_tools: int) -> list[dict[str, Any]]:
     return functions
 
 
-def _chosen_tool(
-    body: dict[str, Any], tools: list[dict[str, Any]], items: list[dict[str, Any]]
-) -> dict[str, Any] | None:
-    choice = body.get("tool_choice")
-    if choice is None:
-        choice = "auto"
+def _chosen_tool(choice: Any, tools: list[dict[str, Any]], items: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The function ``tool_choice`` calls (None, absent or null, is ``auto``), or None to answer text."""
     if isinstance(choice, dict) and choice.get("type") == "function" and isinstance(choice.get("name"), str):
         wanted = [tool for tool in tools if tool["name"] == choice["name"]]
         if not wanted:
             raise invalid("tool_choice", f"names a function that is not in 'tools': {choice['name']!r}")
         return wanted[0]
-    if choice not in ("none", "auto", "required"):
+    if choice not in (None, "none", "auto", "required"):
         raise invalid("tool_choice", "must be 'none', 'auto', 'required' or {'type': 'function', 'name': ...}")
     if choice == "required" and not tools:
         raise invalid("tool_choice", "'required' needs at least one function in 'tools'")
     if choice == "none" or not tools:
         return None
-    if choice == "auto" and items[-1].get("type") == "function_call_output":
+    if choice in (None, "auto") and items[-1].get("type") == "function_call_output":
         return None  # the tool answered: finish with text
     last_user = next((_item_text(i) for i in reversed(items) if i.get("role") == "user"), "")
     named = first_named([tool["name"] for tool in tools], last_user)
@@ -154,11 +150,8 @@ def _formatted(fmt: dict[str, Any], known: str | None, prompt: str, budget: Outp
     if fmt["type"] == "text":
         return None
     if known is not None:
-        try:
+        with contextlib.suppress(orjson.JSONDecodeError):  # the keyed answer, when it is JSON
             orjson.loads(known)
-        except orjson.JSONDecodeError:
-            pass
-        else:
             return known
     if fmt["type"] == "json_object":
         return orjson.dumps({"answer": answer(known, prompt, 0)}).decode()
@@ -169,14 +162,14 @@ def handle(req: Request) -> Reply:
     """``POST /v1/responses``."""
     body = req.body
     items = _input_items(_validation.required(body, "input"))
-    stream = _validation.optional_bool(body, "stream")
+    stream = _validation.optional(body, "stream", _validation.BOOLEAN) is True
     instructions = body.get("instructions")
     if instructions is not None and not isinstance(instructions, str):
         raise invalid("instructions", "must be a string")
-    max_tokens = _validation.optional_int(body, "max_output_tokens", 1, 1_000_000)
+    max_tokens = _validation.optional(body, "max_output_tokens", ("integer", 1, 1_000_000))
     _validation.check_fields(body, _validation.SAMPLING)
     tools = _tools(body, req.limits.max_tools)
-    tool = _chosen_tool(body, tools, items)
+    tool = _chosen_tool(body.get("tool_choice"), tools, items)
     fmt = _text_format(body)
     parallel = body.get("parallel_tool_calls", True)
     if not isinstance(parallel, bool):
@@ -191,10 +184,10 @@ def handle(req: Request) -> Reply:
     digest = req.digest
     known = req.answers.lookup(full_prompt)
     budget = OutputBudget.of(req.limits)
-    tools_at = {id(t): i for i, t in enumerate(body.get("tools") or [])}
     finish = "stop"
     if tool is not None:
-        where = f"tools[{tools_at[id(tool)]}].parameters"
+        index = next(i for i, t in enumerate(body["tools"]) if t is tool)  # its place in the request
+        where = f"tools[{index}].parameters"
         schema = tool.get("parameters") or {"type": "object"}
         arguments = instance_json(schema, seed=full_prompt, budget=budget, param=where)
         arguments = _shaping.tool_arguments(behaviour, arguments)

@@ -62,13 +62,9 @@ def check_tool_count(tools: Any, param: str, max_tools: int) -> None:
     if not isinstance(tools, list):
         return
     if len(tools) > max_tools:
-        raise GatewayError(
-            400,
-            f"Invalid value for '{param}': {len(tools):,} tools exceed this gateway's limit of {max_tools:,} per "
-            "request (evaljig-gateway serve --max-tools).",
-            param=param,
-            code="request_too_large",
-        )
+        limit = f"this gateway's limit of {max_tools:,} per request (evaljig-gateway serve --max-tools)"
+        message = f"Invalid value for '{param}': {len(tools):,} tools exceed {limit}."
+        raise GatewayError(400, message, param=param, code="request_too_large")
     for i, tool in enumerate(tools):
         spec = tool.get("function") or tool.get("custom") if isinstance(tool, dict) else None
         name = (spec if isinstance(spec, dict) else tool if isinstance(tool, dict) else {}).get("name")
@@ -93,10 +89,8 @@ def tool_choice_of(body: dict[str, Any], max_tools: int) -> ToolChoice:
             raise invalid("functions", "cannot be combined with 'tools'")
         return _legacy(body)
     tools = _tools(body)
-    parallel = body.get("parallel_tool_calls")
-    if parallel is not None and not isinstance(parallel, bool):
-        raise invalid("parallel_tool_calls", "must be a boolean")
-    parallel = parallel is not False
+    _validation.optional(body, "parallel_tool_calls", _validation.BOOLEAN)  # absent or null: true
+    parallel = body.get("parallel_tool_calls") is not False
     choice = body.get("tool_choice")
     if not tools:
         if choice not in (None, "none"):
@@ -120,8 +114,7 @@ def calls_for(choice: ToolChoice, messages: list[dict[str, Any]]) -> list[Tool]:
     after_tool = messages[-1].get("role") in ("tool", "function")
     if choice.mode == "auto" and after_tool:
         return []
-    last_user = next((m for m in reversed(messages) if m.get("role") == "user"), None)
-    text = _content.message_text(last_user.get("content")) if last_user else ""
+    text = next((_content.message_text(m.get("content")) for m in reversed(messages) if m.get("role") == "user"), "")
     named = [choice.allowed[i] for i in first_named([t.name for t in choice.allowed], text)]
     pool = named or list(choice.allowed)
     if after_tool:
@@ -137,29 +130,40 @@ def calls_for(choice: ToolChoice, messages: list[dict[str, Any]]) -> list[Tool]:
 
 
 def _tools(body: dict[str, Any]) -> list[Tool]:
+    """The declared tools, in order: the custom ones are checked first, then the function ones."""
     raw = body.get("tools")
-    if not isinstance(raw, list):
-        _validation.tools_of(body)  # None → [], anything else → its 400
+    if raw is None:
         return []
-    # function tools are checked by _validation (one set of rules); custom ones here, in their place
-    placeholders: list[Any] = []
-    customs: dict[int, Tool] = {}
-    for i, tool in enumerate(raw):
-        if isinstance(tool, dict) and tool.get("type") == "custom":
-            customs[i] = _custom(tool.get("custom"), f"tools[{i}].custom")
-            placeholders.append({"type": "function", "function": {"name": customs[i].name}})
-        else:
-            placeholders.append(tool)
-    checked = _validation.tools_of({**body, "tools": placeholders})
-    return [
-        customs[i]
-        if i in customs
-        else Tool("function", t["function"]["name"], f"tools[{i}].function", t["function"].get("parameters"))
-        for i, t in enumerate(checked)
-    ]
+    if not isinstance(raw, list):
+        raise invalid("tools", "must be an array")
+    customs = {
+        i: _custom(tool.get("custom"), f"tools[{i}].custom")
+        for i, tool in enumerate(raw)
+        if isinstance(tool, dict) and tool.get("type") == "custom"
+    }
+    return [customs[i] if i in customs else _function_tool(tool, f"tools[{i}]") for i, tool in enumerate(raw)]
 
 
-def _name_of(spec: Any, where: str) -> str:
+def _function_tool(tool: Any, where: str) -> Tool:
+    function = tool.get("function") if isinstance(tool, dict) else None
+    if not isinstance(function, dict) or tool.get("type") != "function":
+        raise invalid(where, "must be {'type': 'function', 'function': {...}}")
+    return _function(function, f"{where}.function")
+
+
+def _function(spec: Any, where: str, schema_where: str | None = None) -> Tool:
+    """The function ``spec`` declares at ``where`` (a 400 naming the field when it is not one); a schema error
+    names its place under ``schema_where``, by default ``where.parameters``."""
+    name = name_of(spec, where)
+    params = spec.get("parameters")
+    if params is not None and not isinstance(params, dict):
+        raise invalid(f"{where}.parameters", "must be a JSON Schema object")
+    if params:
+        _validation.check_schema(params, schema_where or f"{where}.parameters")
+    return Tool("function", name, where, params)
+
+
+def name_of(spec: Any, where: str) -> str:
     """The name a declared function or custom tool must have; a 400 naming ``where`` without one."""
     if not isinstance(spec, dict):
         raise invalid(where, "must be an object with a 'name'")
@@ -170,20 +174,16 @@ def _name_of(spec: Any, where: str) -> str:
 
 
 def _custom(spec: Any, where: str) -> Tool:
-    name = _name_of(spec, where)
+    name = name_of(spec, where)
     fmt = spec.get("format")
     if fmt is None or (isinstance(fmt, dict) and fmt.get("type") == "text"):
         return Tool("custom", name, where)
-    grammar = fmt.get("grammar") if isinstance(fmt, dict) and fmt.get("type") == "grammar" else None
-    if (
-        not isinstance(grammar, dict)
-        or grammar.get("syntax") not in ("lark", "regex")
-        or not isinstance(grammar.get("definition"), str)
-    ):
-        raise invalid(
-            f"{where}.format", "must be {'type': 'text'} or a grammar {'syntax': 'lark'|'regex', 'definition'}"
-        )
-    return Tool("custom", name, where, grammar=(grammar["syntax"], grammar["definition"]))
+    grammar: Any = fmt.get("grammar") if isinstance(fmt, dict) and fmt.get("type") == "grammar" else None
+    syntax = grammar.get("syntax") if isinstance(grammar, dict) else None
+    if syntax not in ("lark", "regex") or not isinstance(grammar.get("definition"), str):
+        reason = "must be {'type': 'text'} or a grammar {'syntax': 'lark'|'regex', 'definition'}"
+        raise invalid(f"{where}.format", reason)
+    return Tool("custom", name, where, grammar=(syntax, grammar["definition"]))
 
 
 def _named(tools: list[Tool], kind: str, spec: Any, param: str) -> Tool:
@@ -216,15 +216,8 @@ def _legacy(body: dict[str, Any]) -> ToolChoice:
     functions = body["functions"]
     if not isinstance(functions, list) or not functions:
         raise invalid("functions", "must be a non-empty array of function objects")
-    tools: list[Tool] = []
-    for i, function in enumerate(functions):
-        name = _name_of(function, f"functions[{i}]")
-        params = function.get("parameters")
-        if params is not None and not isinstance(params, dict):
-            raise invalid(f"functions[{i}].parameters", "must be a JSON Schema object")
-        if params:
-            _validation.tools_of({"tools": [{"type": "function", "function": {"name": name, "parameters": params}}]})
-        tools.append(Tool("function", name, f"functions[{i}]", params))
+    # a schema error names its place as ``tools[0]`` would (as it always has)
+    tools = [_function(f, f"functions[{i}]", "tools[0].function.parameters") for i, f in enumerate(functions)]
     choice = body.get("function_call")
     if choice is None or choice in ("none", "auto"):
         return ToolChoice(choice or "auto", tuple(tools), False, legacy=True)
@@ -246,10 +239,7 @@ def first_named(names: list[str], text: str) -> list[int]:
     spellings: dict[str, list[int]] = {}
     for i, name in enumerate(names):
         for spelling in dict.fromkeys((name.lower(), name.replace("_", " ").lower())):
-            if spelling:
-                spellings.setdefault(spelling, []).append(i)
-    if not spellings:
-        return []
+            spellings.setdefault(spelling, []).append(i)
     found: dict[int, int] = {}
     scan = re.compile(rf"(?<!\w){_trie_regex(list(spellings))}(?!\w)")
     for hit in scan.finditer(text[:NAME_SCAN_CHARS].lower()):

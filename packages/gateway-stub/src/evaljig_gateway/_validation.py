@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from evaljig_gateway._errors import GatewayError, invalid, missing
 
 _ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
@@ -12,10 +14,16 @@ _ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "functio
 MAX_SCHEMA_DEPTH = 32
 
 
-def require_object(body: Any) -> dict[str, Any]:
-    if not isinstance(body, dict):
-        raise GatewayError(400, "The request body must be a JSON object.", code="invalid_json")
-    return body
+def parse_json(raw: bytes) -> Any:
+    """The body as JSON, or a 400 ``invalid_json`` naming orjson's complaint.
+
+    orjson's nesting limit (1024) bounds the depth, and the body's size is bounded before it is read
+    (``Limits.max_body_bytes``), so a parse is a few milliseconds at most.
+    """
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise GatewayError(400, f"The request body is not valid JSON: {exc}", code="invalid_json") from None
 
 
 def required(body: dict[str, Any], name: str) -> Any:
@@ -26,25 +34,23 @@ def required(body: dict[str, Any], name: str) -> Any:
     return value
 
 
-def model_of(body: dict[str, Any]) -> str:
+def body_and_model(raw: bytes) -> tuple[dict[str, Any], str]:
+    """A model request's body, which must be a JSON object, and its model name, which must be a non-empty string."""
+    body = parse_json(raw)
+    if not isinstance(body, dict):
+        raise GatewayError(400, "The request body must be a JSON object.", code="invalid_json")
     model = required(body, "model")
     if not isinstance(model, str) or not model.strip():
         raise invalid("model", "must be a non-empty string")
-    return model
+    return body, model
 
 
-def optional_int(body: dict[str, Any], name: str, low: int, high: int) -> int | None:
+def optional(body: dict[str, Any], name: str, rule: Rule) -> Any:
+    """``body[name]`` (None when absent or null), or a 400 naming it when it breaks ``rule``."""
     value = body.get(name)
     if value is not None:
-        check_fields({name: value}, {name: ("integer", low, high)})
+        check_fields({name: value}, {name: rule})
     return value
-
-
-def optional_bool(body: dict[str, Any], name: str) -> bool:
-    value = body.get(name)
-    if value is not None:
-        check_fields({name: value}, {name: BOOLEAN})
-    return value is True
 
 
 #: A field's rule: its kind (``number``, ``integer`` or ``boolean``) and, for the first two, its range.
@@ -72,11 +78,9 @@ def check_fields(body: dict[str, Any], rules: dict[str, Rule]) -> None:
         if kind == "boolean":
             if not isinstance(value, bool):
                 raise invalid(name, "must be a boolean")
-        elif (
-            isinstance(value, bool)
-            or not isinstance(value, int if kind == "integer" else (int, float))
-            or not low <= value <= high
-        ):
+            continue
+        types = int if kind == "integer" else (int, float)
+        if isinstance(value, bool) or not isinstance(value, types) or not low <= value <= high:
             raise invalid(name, f"must be {'an integer' if kind == 'integer' else 'a number'} between {low} and {high}")
 
 
@@ -125,29 +129,9 @@ def check_content(content: Any, where: str) -> None:
                 raise invalid(f"{where}[{j}].{name}", "must be a string")
 
 
-def tools_of(body: dict[str, Any]) -> list[dict[str, Any]]:
-    tools = body.get("tools")
-    if tools is None:
-        return []
-    if not isinstance(tools, list):
-        raise invalid("tools", "must be an array")
-    for i, tool in enumerate(tools):
-        function = tool.get("function") if isinstance(tool, dict) else None
-        if not isinstance(tool, dict) or tool.get("type") != "function" or not isinstance(function, dict):
-            raise invalid(f"tools[{i}]", "must be {'type': 'function', 'function': {...}}")
-        name = function.get("name")
-        if not isinstance(name, str) or not name:
-            raise missing(f"tools[{i}].function.name")
-        params = function.get("parameters")
-        if params is not None and not isinstance(params, dict):
-            raise invalid(f"tools[{i}].function.parameters", "must be a JSON Schema object")
-        if params:
-            _check_schema(params, f"tools[{i}].function.parameters", 1)
-    return tools
-
-
-def _check_schema(schema: dict[str, Any], where: str, depth: int) -> None:
-    """The parts of a schema an answer is built from: object-valued ``properties``/``items``, bounded depth."""
+def check_schema(schema: dict[str, Any], where: str, depth: int = 1) -> None:
+    """The parts of a tool's parameters schema an answer is built from: object-valued ``properties``/``items``,
+    nested at most ``MAX_SCHEMA_DEPTH`` deep (``depth``: this schema's level, 1 at the top)."""
     if depth > MAX_SCHEMA_DEPTH:
         raise invalid(where, f"nests deeper than {MAX_SCHEMA_DEPTH} levels of 'properties'/'items'")
     props = schema.get("properties")
@@ -156,9 +140,9 @@ def _check_schema(schema: dict[str, Any], where: str, depth: int) -> None:
             raise invalid(f"{where}.properties", "must be an object mapping property names to schemas")
         for name, sub in props.items():
             if isinstance(sub, dict):
-                _check_schema(sub, f"{where}.properties.{name}", depth + 1)
+                check_schema(sub, f"{where}.properties.{name}", depth + 1)
     items = schema.get("items")
     if items is not None:
         if not isinstance(items, dict):
             raise invalid(f"{where}.items", "must be a JSON Schema object")
-        _check_schema(items, f"{where}.items", depth + 1)
+        check_schema(items, f"{where}.items", depth + 1)
