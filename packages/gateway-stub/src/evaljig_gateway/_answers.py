@@ -34,7 +34,8 @@ def load_answer_key(path: Path) -> AnswerKey:
         raise AnswerKeyError(f"{path}: not valid JSON: {exc}") from exc
     if not isinstance(data, dict):
         raise AnswerKeyError(f"{path}: expected an object mapping question text to answer")
-    return AnswerKey(_checked(path, data))
+    _check_entries(path, data)
+    return AnswerKey(data)
 
 
 def _from_jsonl(path: Path, text: str) -> dict[str, str | Mapping[str, Any]]:
@@ -57,8 +58,7 @@ def _from_jsonl(path: Path, text: str) -> dict[str, str | Mapping[str, Any]]:
     return answers
 
 
-def _checked(path: Path, data: Mapping[object, object]) -> dict[str, str | Mapping[str, Any]]:
-    checked: dict[str, str | Mapping[str, Any]] = {}
+def _check_entries(path: Path, data: Mapping[object, object]) -> None:
     for question, answer in data.items():
         if not isinstance(question, str) or not question.strip() or not isinstance(answer, (str, dict)):
             raise AnswerKeyError(
@@ -66,8 +66,6 @@ def _checked(path: Path, data: Mapping[object, object]) -> dict[str, str | Mappi
                 "or a scripted turn object"
             )
         _check_script(str(path), question, answer)
-        checked[question] = answer
-    return checked
 
 
 def _check_script(where: str, question: str, answer: str | Mapping[str, Any]) -> None:

@@ -39,19 +39,17 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=0, help="port; 0 lets the OS choose (default)")
     serve.add_argument("--answers", type=Path, help="answer key: JSON object or JSONL question/answer rows")
     serve.add_argument("--journal", type=Path, help="also append every call to this JSONL file")
-    serve.add_argument("--journal-capacity", type=int, default=DEFAULT_CAPACITY, help="calls kept in memory")
-    serve.add_argument(
-        "--journal-max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="bytes kept in memory (default: 64 MiB)"
-    )
-    serve.add_argument(
-        "--journal-body-bytes", type=int, default=DEFAULT_BODY_BYTES, help="longer bodies are kept truncated"
-    )
-    serve.add_argument(
-        "--journal-max-models",
-        type=int,
-        default=DEFAULT_MAX_MODELS,
-        help="model names whose attempts are counted; the least recently called is forgotten (default: %(default)s)",
-    )
+    for flag, default, text in (
+        ("--journal-capacity", DEFAULT_CAPACITY, "calls kept in memory"),
+        ("--journal-max-bytes", DEFAULT_MAX_BYTES, "bytes kept in memory (default: 64 MiB)"),
+        ("--journal-body-bytes", DEFAULT_BODY_BYTES, "longer bodies are kept truncated"),
+        (
+            "--journal-max-models",
+            DEFAULT_MAX_MODELS,
+            "model names whose attempts are counted; the least recently called is forgotten (default: %(default)s)",
+        ),
+    ):
+        serve.add_argument(flag, type=int, default=default, help=text)
     for limit in fields(Limits):  # --max-body-bytes, --max-embedding-values, ...: see _limits.Limits
         serve.add_argument(
             "--" + limit.name.replace("_", "-"),
@@ -83,8 +81,7 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         metavar="FIELD",
         help="top-level request field left out of matching (repeatable; replaces the default: "
-        + ", ".join(sorted(DEFAULT_IGNORED_FIELDS))
-        + ")",
+        f"{', '.join(sorted(DEFAULT_IGNORED_FIELDS))})",
     )
     tape.add_argument(
         "--max-cassette-bytes",
@@ -147,10 +144,7 @@ def _verdict(args: argparse.Namespace) -> int:
             else "pass a journal written by 'evaljig-gateway serve --journal' (this version)"
         )
         return _refuse(f"verdict: {exc}; fix: {fix}")
-    if args.json:
-        sys.stdout.write(json.dumps(result.as_dict(), indent=2) + "\n")
-    else:
-        sys.stdout.write(result.render())
+    sys.stdout.write(json.dumps(result.as_dict(), indent=2) + "\n" if args.json else result.render())
     return 0 if result.passed else 1
 
 

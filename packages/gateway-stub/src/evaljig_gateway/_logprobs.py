@@ -41,14 +41,6 @@ def _unit(seed: str) -> float:
     return zlib.crc32(seed.encode()) / 2**32
 
 
-@dataclass(frozen=True, slots=True)
-class KeyedQuestion:
-    """Where a question of the answer key ends in the text, and its answer."""
-
-    end: int
-    answer: str
-
-
 class KeyedText:
     """The answer-key questions found in one text, so each token knows the answer it should follow."""
 
@@ -67,13 +59,11 @@ class KeyedText:
         self.first_end = self._ends[0] if found else len(text) + 1
         """Where the first question ends: tokens before it are scored by the plain model."""
 
-    def __bool__(self) -> bool:
-        return bool(self._ends)
-
-    def question_before(self, position: int) -> KeyedQuestion | None:
-        """The question that ended last at or before ``position`` (the longest one on a tie)."""
+    def question_before(self, position: int) -> tuple[int, str] | None:
+        """Where the question that ended last at or before ``position`` (the longest one on a tie) ends, and
+        its answer."""
         at = bisect.bisect_right(self._ends, position) - 1
-        return KeyedQuestion(self._ends[at], self._answers[at]) if at >= 0 else None
+        return (self._ends[at], self._answers[at]) if at >= 0 else None
 
 
 def _consumed(region: str, answer: str) -> str:
@@ -131,12 +121,12 @@ def score(
     """
     if window is None:
         window = text[max(0, at - WINDOW) : at]
-    if keyed:
+    if keyed is not None:
         question = keyed.question_before(at)
         if question is not None:
+            end, answer = question
             # the text since the question, cut to what ``_consumed`` reads (one more character for its boundary)
-            region = text[max(question.end, at - len(question.answer) - 9) : at]
-            return _keyed(token, region, question.answer, window)
+            return _keyed(token, text[max(end, at - len(answer) - 9) : at], answer, window)
     return _value(window, token, 0.001, 2.5), None
 
 
@@ -185,7 +175,7 @@ def score_pieces(
     ``cache`` keeps plain-model values by (window, token) across calls: the
     choices of a multiple-choice request share their context.
     """
-    plain_until = keyed.first_end if keyed else len(text) + 1
+    plain_until = keyed.first_end if keyed is not None else len(text) + 1
     cache = {} if cache is None else cache
     out = Scored(list(pieces), [], [], list(accumulate(map(len, pieces), initial=start))[:-1])
     count = max(top, 1)

@@ -30,10 +30,7 @@ from evaljig_gateway._token_ids import pieces_of, vocabulary_bytes
 
 #: r50k's pattern: contractions, letters, digits, other symbols (each with one optional space before),
 #: then whitespace (a run keeps its last space for the word after it).
-_PRE = re.compile(
-    r"""'(?:[sdmt]|ll|ve|re)| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+""",
-    re.UNICODE,
-)
+_PRE = re.compile(r"""'(?:[sdmt]|ll|ve|re)| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+""")
 #: ``_PRE`` for ASCII text, its classes spelled out (the same matches there, about twice as fast).
 _PRE_ASCII = re.compile(r"""'(?:[sdmt]|ll|ve|re)| ?[A-Za-z]+| ?[0-9]+| ?[^\sA-Za-z0-9]+|\s+(?!\S)|\s+""")
 #: Places no pre-token spans: whitespace after a non-space; a symbol after a letter or digit; a digit
@@ -43,8 +40,7 @@ _PRE_ASCII = re.compile(r"""'(?:[sdmt]|ll|ve|re)| ?[A-Za-z]+| ?[0-9]+| ?[^\sA-Za
 _CUT = re.compile(
     r"(?<=\S)(?=\s)|(?<=[^\W_])(?=[^\s\w]|_)|(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])"
     r"|(?<=[^\W\d_]{35})(?=[^\W\d_]{34})|(?<=\d{35})(?=\d{34})|(?<=\s{35})(?=\s{34})"
-    r"|(?<=(?:[^\s\w]|_){35})(?=(?:[^\s\w]|_){34})",
-    re.UNICODE,
+    r"|(?<=(?:[^\s\w]|_){35})(?=(?:[^\s\w]|_){34})"
 )
 #: Characters cut per regex call in a long text (each call holds the GIL) and counted before a limit
 #: check looks at the total again.
