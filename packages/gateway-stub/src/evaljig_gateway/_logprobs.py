@@ -187,9 +187,8 @@ def score_pieces(
             window = text[max(0, at - WINDOW) : at]
             if at < plain_until:  # no question before it: the plain model, the same as ``score`` gives
                 better = None
-                logprob = cache.get((window, piece)) or cache.setdefault(
-                    (window, piece), _value(window, piece, 0.001, 2.5)
-                )
+                key = (window, piece)
+                logprob = cache.get(key) or cache.setdefault(key, _value(window, piece, 0.001, 2.5))
             else:
                 logprob, better = score(text, at, piece, keyed, window)
             out.token_logprobs.append(logprob)
