@@ -39,30 +39,22 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=0, help="port; 0 lets the OS choose (default)")
     serve.add_argument("--answers", type=Path, help="answer key: JSON object or JSONL question/answer rows")
     serve.add_argument("--journal", type=Path, help="also append every call to this JSONL file")
-    for flag, default, text in (
-        ("--journal-capacity", DEFAULT_CAPACITY, "calls kept in memory"),
-        ("--journal-max-bytes", DEFAULT_MAX_BYTES, "bytes kept in memory (default: 64 MiB)"),
-        ("--journal-body-bytes", DEFAULT_BODY_BYTES, "longer bodies are kept truncated"),
-        (
-            "--journal-max-models",
-            DEFAULT_MAX_MODELS,
-            "model names whose attempts are counted; the least recently called is forgotten (default: %(default)s)",
-        ),
-    ):
+
+    def add_int(flag: str, default: int, text: str) -> None:
         serve.add_argument(flag, type=int, default=default, help=text)
-    for limit in fields(Limits):  # --max-body-bytes, --max-embedding-values, ...: see _limits.Limits
-        serve.add_argument(
-            "--" + limit.name.replace("_", "-"),
-            type=int,
-            default=limit.default,
-            help=f"{limit.name.removeprefix('max_').replace('_', ' ')} limit per request (default: %(default)s)",
-        )
-    serve.add_argument(
-        "--retry-after-ms",
-        type=int,
-        default=DEFAULT_RETRY_AFTER_MS,
-        help="retry-after-ms sent with 429/500 (default: %(default)s)",
+
+    add_int("--journal-capacity", DEFAULT_CAPACITY, "calls kept in memory")
+    add_int("--journal-max-bytes", DEFAULT_MAX_BYTES, "bytes kept in memory (default: 64 MiB)")
+    add_int("--journal-body-bytes", DEFAULT_BODY_BYTES, "longer bodies are kept truncated")
+    add_int(
+        "--journal-max-models",
+        DEFAULT_MAX_MODELS,
+        "model names whose attempts are counted; the least recently called is forgotten (default: %(default)s)",
     )
+    for limit in fields(Limits):  # --max-body-bytes, --max-embedding-values, ...: see _limits.Limits
+        what = limit.name.removeprefix("max_").replace("_", " ")
+        add_int("--" + limit.name.replace("_", "-"), limit.default, f"{what} limit per request (default: %(default)s)")
+    add_int("--retry-after-ms", DEFAULT_RETRY_AFTER_MS, "retry-after-ms sent with 429/500 (default: %(default)s)")
     tape = serve.add_argument_group("record and replay (see docs/gateway.md)")
     tape.add_argument("--replay", type=Path, metavar="CASSETTE", help="answer API requests from this cassette")
     tape.add_argument(
