@@ -40,7 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--answers", type=Path, help="answer key: JSON object or JSONL question/answer rows")
     serve.add_argument("--journal", type=Path, help="also append every call to this JSONL file")
 
-    def add_int(flag: str, default: int, text: str) -> None:
+    def add_int(flag: str, default: object, text: str) -> None:
         serve.add_argument(flag, type=int, default=default, help=text)
 
     add_int("--journal-capacity", DEFAULT_CAPACITY, "calls kept in memory")
