@@ -130,11 +130,10 @@ def _verdict(args: argparse.Namespace) -> int:
             entries = _fetch_calls(source)
         result = judge(entries, max_attempts=args.max_attempts, source=source)
     except VerdictInputError as exc:
-        fix = (
-            "point --url at a running gateway's base URL"
-            if args.url is not None
-            else "pass a journal written by 'evaljig-gateway serve --journal' (this version)"
-        )
+        if args.url is not None:
+            fix = "point --url at a running gateway's base URL"
+        else:
+            fix = "pass a journal written by 'evaljig-gateway serve --journal' (this version)"
         return _refuse(f"verdict: {exc}; fix: {fix}")
     sys.stdout.write(json.dumps(result.as_dict(), indent=2) + "\n" if args.json else result.render())
     return 0 if result.passed else 1

@@ -97,11 +97,10 @@ def _value(window: str, token: str, low: float, spread: float) -> float:
 def _keyed(token: str, region: str, answer: str, window: str) -> tuple[float, str | None]:
     """(log-probability, the more likely piece or None when ``token`` is the most likely one)."""
     consumed = _consumed(region, answer)
-    if consumed == answer:  # the answer is complete: only gluing more onto its last word is unlikely
-        if token[:1].isalnum() and answer[-1:].isalnum():
-            return _value(window, token, 6, 2), " "
-        return _value(window, token, 0.001, 2.5), None
-    if not consumed and not token.strip():
+    # the answer is complete: only gluing more onto its last word is unlikely
+    if consumed == answer and token[:1].isalnum() and answer[-1:].isalnum():
+        return _value(window, token, 6, 2), " "
+    if consumed == answer or (not consumed and not token.strip()):
         return _value(window, token, 0.001, 2.5), None
     said = consumed + token if consumed else token.lstrip()
     if answer.startswith(said):

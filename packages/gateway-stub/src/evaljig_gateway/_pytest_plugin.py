@@ -60,9 +60,7 @@ def gateway(request: pytest.FixtureRequest) -> Gateway:
     or, for a test marked ``evaljig_cassette``, replaying that cassette from its first recordings."""
     marker = request.node.get_closest_marker(MARKER)
     if marker is not None:
-        gw = _replaying(request, marker)
-        gw.reset()
-        return gw
+        return _replaying(request, marker)
     server: Gateway = request.getfixturevalue("gateway_server")
     server.reset()
     server.set_answers(None)
@@ -70,6 +68,8 @@ def gateway(request: pytest.FixtureRequest) -> Gateway:
 
 
 def _replaying(request: pytest.FixtureRequest, marker: pytest.Mark) -> Gateway:
+    """The worker's gateway replaying the marker's cassette with its options, reset (its journal emptied and its
+    cursors rewound to each request's first recording)."""
     from evaljig_gateway._server import Gateway
     from evaljig_gateway._tape import Replay
 
@@ -89,6 +89,7 @@ def _replaying(request: pytest.FixtureRequest, marker: pytest.Mark) -> Gateway:
     gateways: dict[Replay, Gateway] = request.getfixturevalue("evaljig_cassette_gateways")
     if replay not in gateways:
         gateways[replay] = Gateway(tape=replay).start()
+    gateways[replay].reset()
     return gateways[replay]
 
 
