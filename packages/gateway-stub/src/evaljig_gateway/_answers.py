@@ -34,7 +34,14 @@ def load_answer_key(path: Path) -> AnswerKey:
         raise AnswerKeyError(f"{path}: not valid JSON: {exc}") from exc
     if not isinstance(data, dict):
         raise AnswerKeyError(f"{path}: expected an object mapping question text to answer")
-    return AnswerKey(_checked(path, data))
+    for question, answer in data.items():
+        if not isinstance(question, str) or not question.strip() or not isinstance(answer, (str, dict)):
+            raise AnswerKeyError(
+                f"{path}: entry {question!r}: the question must be a non-empty string and the answer a string "
+                "or a scripted turn object"
+            )
+        _check_script(str(path), question, answer)
+    return AnswerKey(data)
 
 
 def _from_jsonl(path: Path, text: str) -> dict[str, str | Mapping[str, Any]]:
@@ -55,19 +62,6 @@ def _from_jsonl(path: Path, text: str) -> dict[str, str | Mapping[str, Any]]:
         _check_script(f"{path}:{number}", row["question"], row["answer"])
         answers[row["question"]] = row["answer"]
     return answers
-
-
-def _checked(path: Path, data: Mapping[object, object]) -> dict[str, str | Mapping[str, Any]]:
-    checked: dict[str, str | Mapping[str, Any]] = {}
-    for question, answer in data.items():
-        if not isinstance(question, str) or not question.strip() or not isinstance(answer, (str, dict)):
-            raise AnswerKeyError(
-                f"{path}: entry {question!r}: the question must be a non-empty string and the answer a string "
-                "or a scripted turn object"
-            )
-        _check_script(str(path), question, answer)
-        checked[question] = answer
-    return checked
 
 
 def _check_script(where: str, question: str, answer: str | Mapping[str, Any]) -> None:

@@ -61,10 +61,7 @@ BEHAVIOUR_TABLE: tuple[tuple[str, str], ...] = (
         "garble-<n>",
         "stream chunk n is not JSON (data: {garbage); not streamed: the body's first n bytes, then {garbage",
     ),
-    (
-        "context-<n>",
-        "a prompt over n tokens answers OpenAI's 400 context_length_exceeded (context-4096)",
-    ),
+    ("context-<n>", "a prompt over n tokens answers OpenAI's 400 context_length_exceeded (context-4096)"),
     (
         "tpm-<n>",
         "429 rate_limit_exceeded with x-ratelimit-*-tokens, retry-after and retry-after-ms once n tokens "

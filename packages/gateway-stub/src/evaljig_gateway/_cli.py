@@ -39,32 +39,22 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=0, help="port; 0 lets the OS choose (default)")
     serve.add_argument("--answers", type=Path, help="answer key: JSON object or JSONL question/answer rows")
     serve.add_argument("--journal", type=Path, help="also append every call to this JSONL file")
-    serve.add_argument("--journal-capacity", type=int, default=DEFAULT_CAPACITY, help="calls kept in memory")
-    serve.add_argument(
-        "--journal-max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="bytes kept in memory (default: 64 MiB)"
-    )
-    serve.add_argument(
-        "--journal-body-bytes", type=int, default=DEFAULT_BODY_BYTES, help="longer bodies are kept truncated"
-    )
-    serve.add_argument(
+
+    def add_int(flag: str, default: object, text: str) -> None:
+        serve.add_argument(flag, type=int, default=default, help=text)
+
+    add_int("--journal-capacity", DEFAULT_CAPACITY, "calls kept in memory")
+    add_int("--journal-max-bytes", DEFAULT_MAX_BYTES, "bytes kept in memory (default: 64 MiB)")
+    add_int("--journal-body-bytes", DEFAULT_BODY_BYTES, "longer bodies are kept truncated")
+    add_int(
         "--journal-max-models",
-        type=int,
-        default=DEFAULT_MAX_MODELS,
-        help="model names whose attempts are counted; the least recently called is forgotten (default: %(default)s)",
+        DEFAULT_MAX_MODELS,
+        "model names whose attempts are counted; the least recently called is forgotten (default: %(default)s)",
     )
     for limit in fields(Limits):  # --max-body-bytes, --max-embedding-values, ...: see _limits.Limits
-        serve.add_argument(
-            "--" + limit.name.replace("_", "-"),
-            type=int,
-            default=limit.default,
-            help=f"{limit.name.removeprefix('max_').replace('_', ' ')} limit per request (default: %(default)s)",
-        )
-    serve.add_argument(
-        "--retry-after-ms",
-        type=int,
-        default=DEFAULT_RETRY_AFTER_MS,
-        help="retry-after-ms sent with 429/500 (default: %(default)s)",
-    )
+        what = limit.name.removeprefix("max_").replace("_", " ")
+        add_int("--" + limit.name.replace("_", "-"), limit.default, f"{what} limit per request (default: %(default)s)")
+    add_int("--retry-after-ms", DEFAULT_RETRY_AFTER_MS, "retry-after-ms sent with 429/500 (default: %(default)s)")
     tape = serve.add_argument_group("record and replay (see docs/gateway.md)")
     tape.add_argument("--replay", type=Path, metavar="CASSETTE", help="answer API requests from this cassette")
     tape.add_argument(
@@ -83,8 +73,7 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         metavar="FIELD",
         help="top-level request field left out of matching (repeatable; replaces the default: "
-        + ", ".join(sorted(DEFAULT_IGNORED_FIELDS))
-        + ")",
+        f"{', '.join(sorted(DEFAULT_IGNORED_FIELDS))})",
     )
     tape.add_argument(
         "--max-cassette-bytes",
@@ -141,16 +130,12 @@ def _verdict(args: argparse.Namespace) -> int:
             entries = _fetch_calls(source)
         result = judge(entries, max_attempts=args.max_attempts, source=source)
     except VerdictInputError as exc:
-        fix = (
-            "point --url at a running gateway's base URL"
-            if args.url is not None
-            else "pass a journal written by 'evaljig-gateway serve --journal' (this version)"
-        )
+        if args.url is not None:
+            fix = "point --url at a running gateway's base URL"
+        else:
+            fix = "pass a journal written by 'evaljig-gateway serve --journal' (this version)"
         return _refuse(f"verdict: {exc}; fix: {fix}")
-    if args.json:
-        sys.stdout.write(json.dumps(result.as_dict(), indent=2) + "\n")
-    else:
-        sys.stdout.write(result.render())
+    sys.stdout.write(json.dumps(result.as_dict(), indent=2) + "\n" if args.json else result.render())
     return 0 if result.passed else 1
 
 

@@ -41,14 +41,6 @@ def _unit(seed: str) -> float:
     return zlib.crc32(seed.encode()) / 2**32
 
 
-@dataclass(frozen=True, slots=True)
-class KeyedQuestion:
-    """Where a question of the answer key ends in the text, and its answer."""
-
-    end: int
-    answer: str
-
-
 class KeyedText:
     """The answer-key questions found in one text, so each token knows the answer it should follow."""
 
@@ -67,13 +59,11 @@ class KeyedText:
         self.first_end = self._ends[0] if found else len(text) + 1
         """Where the first question ends: tokens before it are scored by the plain model."""
 
-    def __bool__(self) -> bool:
-        return bool(self._ends)
-
-    def question_before(self, position: int) -> KeyedQuestion | None:
-        """The question that ended last at or before ``position`` (the longest one on a tie)."""
+    def question_before(self, position: int) -> tuple[int, str] | None:
+        """Where the question that ended last at or before ``position`` (the longest one on a tie) ends, and
+        its answer."""
         at = bisect.bisect_right(self._ends, position) - 1
-        return KeyedQuestion(self._ends[at], self._answers[at]) if at >= 0 else None
+        return (self._ends[at], self._answers[at]) if at >= 0 else None
 
 
 def _consumed(region: str, answer: str) -> str:
@@ -107,11 +97,10 @@ def _value(window: str, token: str, low: float, spread: float) -> float:
 def _keyed(token: str, region: str, answer: str, window: str) -> tuple[float, str | None]:
     """(log-probability, the more likely piece or None when ``token`` is the most likely one)."""
     consumed = _consumed(region, answer)
-    if consumed == answer:  # the answer is complete: only gluing more onto its last word is unlikely
-        if token[:1].isalnum() and answer[-1:].isalnum():
-            return _value(window, token, 6, 2), " "
-        return _value(window, token, 0.001, 2.5), None
-    if not consumed and not token.strip():
+    # the answer is complete: only gluing more onto its last word is unlikely
+    if consumed == answer and token[:1].isalnum() and answer[-1:].isalnum():
+        return _value(window, token, 6, 2), " "
+    if consumed == answer or (not consumed and not token.strip()):
         return _value(window, token, 0.001, 2.5), None
     said = consumed + token if consumed else token.lstrip()
     if answer.startswith(said):
@@ -131,12 +120,12 @@ def score(
     """
     if window is None:
         window = text[max(0, at - WINDOW) : at]
-    if keyed:
+    if keyed is not None:
         question = keyed.question_before(at)
         if question is not None:
+            end, answer = question
             # the text since the question, cut to what ``_consumed`` reads (one more character for its boundary)
-            region = text[max(question.end, at - len(question.answer) - 9) : at]
-            return _keyed(token, region, question.answer, window)
+            return _keyed(token, text[max(end, at - len(answer) - 9) : at], answer, window)
     return _value(window, token, 0.001, 2.5), None
 
 
@@ -185,7 +174,7 @@ def score_pieces(
     ``cache`` keeps plain-model values by (window, token) across calls: the
     choices of a multiple-choice request share their context.
     """
-    plain_until = keyed.first_end if keyed else len(text) + 1
+    plain_until = keyed.first_end if keyed is not None else len(text) + 1
     cache = {} if cache is None else cache
     out = Scored(list(pieces), [], [], list(accumulate(map(len, pieces), initial=start))[:-1])
     count = max(top, 1)
@@ -197,9 +186,8 @@ def score_pieces(
             window = text[max(0, at - WINDOW) : at]
             if at < plain_until:  # no question before it: the plain model, the same as ``score`` gives
                 better = None
-                logprob = cache.get((window, piece)) or cache.setdefault(
-                    (window, piece), _value(window, piece, 0.001, 2.5)
-                )
+                key = (window, piece)
+                logprob = cache.get(key) or cache.setdefault(key, _value(window, piece, 0.001, 2.5))
             else:
                 logprob, better = score(text, at, piece, keyed, window)
             out.token_logprobs.append(logprob)

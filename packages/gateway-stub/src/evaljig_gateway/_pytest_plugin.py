@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 if TYPE_CHECKING:
     from evaljig_gateway._server import Gateway
+    from evaljig_gateway._tape import Replay
 
 MARKER = "evaljig_cassette"
 _OPTIONS = ("on_miss", "ignore", "upstream", "api_key_env")
@@ -44,10 +45,10 @@ def gateway_server() -> Iterator[Gateway]:
 
 
 @pytest.fixture(scope="session")
-def evaljig_cassette_gateways() -> Iterator[dict[tuple[Any, ...], Gateway]]:
-    """The worker's replaying gateways, by cassette and options; stopped (and, with ``on_miss="record"``,
-    written) at the end of the session."""
-    gateways: dict[tuple[Any, ...], Gateway] = {}
+def evaljig_cassette_gateways() -> Iterator[dict[Replay, Gateway]]:
+    """The worker's replaying gateways, by their ``Replay`` (cassette and options); stopped (and, with
+    ``on_miss="record"``, written) at the end of the session."""
+    gateways: dict[Replay, Gateway] = {}
     yield gateways
     for gw in gateways.values():
         gw.stop()
@@ -59,9 +60,7 @@ def gateway(request: pytest.FixtureRequest) -> Gateway:
     or, for a test marked ``evaljig_cassette``, replaying that cassette from its first recordings."""
     marker = request.node.get_closest_marker(MARKER)
     if marker is not None:
-        gw = _replaying(request, marker)
-        gw.reset()
-        return gw
+        return _replaying(request, marker)
     server: Gateway = request.getfixturevalue("gateway_server")
     server.reset()
     server.set_answers(None)
@@ -69,6 +68,8 @@ def gateway(request: pytest.FixtureRequest) -> Gateway:
 
 
 def _replaying(request: pytest.FixtureRequest, marker: pytest.Mark) -> Gateway:
+    """The worker's gateway replaying the marker's cassette with its options, reset (its journal emptied and its
+    cursors rewound to each request's first recording)."""
     from evaljig_gateway._server import Gateway
     from evaljig_gateway._tape import Replay
 
@@ -77,19 +78,19 @@ def _replaying(request: pytest.FixtureRequest, marker: pytest.Mark) -> Gateway:
     unknown = sorted(set(marker.kwargs) - set(_OPTIONS))
     if unknown:
         raise pytest.UsageError(f"@pytest.mark.{MARKER}: unknown option(s) {unknown}; known: {list(_OPTIONS)}")
-    path = (request.path.parent / marker.args[0]).resolve()
     ignore = marker.kwargs.get("ignore")
-    options = {
-        "on_miss": marker.kwargs.get("on_miss", "error"),
-        "ignore_fields": tuple(ignore) if ignore is not None else None,
-        "upstream": marker.kwargs.get("upstream"),
-        "api_key_env": marker.kwargs.get("api_key_env"),
-    }
-    gateways: dict[tuple[Any, ...], Gateway] = request.getfixturevalue("evaljig_cassette_gateways")
-    key = (path, *options.values())
-    if key not in gateways:
-        gateways[key] = Gateway(tape=Replay(path, **options)).start()
-    return gateways[key]
+    replay = Replay(
+        (request.path.parent / marker.args[0]).resolve(),
+        on_miss=marker.kwargs.get("on_miss", "error"),
+        upstream=marker.kwargs.get("upstream"),
+        api_key_env=marker.kwargs.get("api_key_env"),
+        ignore_fields=tuple(ignore) if ignore is not None else None,
+    )
+    gateways: dict[Replay, Gateway] = request.getfixturevalue("evaljig_cassette_gateways")
+    if replay not in gateways:
+        gateways[replay] = Gateway(tape=replay).start()
+    gateways[replay].reset()
+    return gateways[replay]
 
 
 @pytest.hookimpl(wrapper=True)

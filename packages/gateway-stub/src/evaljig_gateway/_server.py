@@ -8,7 +8,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, cast
 
 import uvicorn
 
@@ -64,15 +64,11 @@ def uvicorn_config(app: GatewayApp) -> uvicorn.Config:
 class _Server(uvicorn.Server):
     """uvicorn's server, releasing the app's upstream connections in its own event loop once it has stopped."""
 
-    def __init__(self, config: uvicorn.Config, app: GatewayApp) -> None:
-        super().__init__(config)
-        self._app = app
-
     async def serve(self, sockets: list[socket.socket] | None = None) -> None:
         try:
             await super().serve(sockets=sockets)
         finally:
-            await self._app.aclose()
+            await cast(GatewayApp, self.config.app).aclose()  # the app ``uvicorn_config`` was given
 
 
 class Gateway:
@@ -129,7 +125,7 @@ class Gateway:
         self.app.reopen()
         sock = bind_socket(self.host, self._requested_port)
         self.port = sock.getsockname()[1]
-        server = _Server(uvicorn_config(self.app), self.app)
+        server = _Server(uvicorn_config(self.app))
         thread = threading.Thread(
             target=server.run, kwargs={"sockets": [sock]}, name=f"gateway-{self.port}", daemon=True
         )

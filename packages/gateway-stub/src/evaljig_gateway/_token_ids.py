@@ -65,40 +65,18 @@ def decode_pieces(ids: list[int]) -> list[str]:
 
 
 def pieces_of(chunks: list[bytes]) -> list[str]:
-    """One text piece per chunk of bytes, joining to their decoded text (invalid UTF-8 becomes U+FFFD): a
-    character split across chunks goes to the chunk holding its first byte (the rest's piece is then empty)."""
+    """One text piece per chunk of bytes, joining to their decoded text (each byte that is not part of valid
+    UTF-8 becomes U+FFFD): a character split across chunks goes to the chunk holding its first byte (the rest's
+    piece is then empty)."""
     try:  # the common case: every chunk is whole UTF-8 on its own
         return [chunk.decode("utf-8") for chunk in chunks]
     except UnicodeDecodeError:
         pass
     owner = [index for index, chunk in enumerate(chunks) for _ in chunk]  # per byte, the chunk it came from
-    data = b"".join(chunks)
     pieces = [""] * len(chunks)
-    text = data.decode("utf-8", errors="replace")
-    if text.encode() == data:  # valid UTF-8: byte offsets of character starts are exact
-        at = 0
-        for char in text:
-            pieces[owner[at]] += char
-            at += len(char.encode())
-        return pieces
-    for char, start in _chars_with_starts(data):
-        pieces[owner[start]] += char
-    return pieces
-
-
-def _chars_with_starts(data: bytes) -> list[tuple[str, int]]:
-    """Characters of ``data`` (U+FFFD per undecodable byte run) with the byte offset each starts at."""
-    out: list[tuple[str, int]] = []
     at = 0
-    while at < len(data):
-        for size in (1, 2, 3, 4):
-            try:
-                out.append((data[at : at + size].decode("utf-8"), at))
-            except UnicodeDecodeError:
-                continue
-            at += size
-            break
-        else:
-            out.append(("\ufffd", at))
-            at += 1
-    return out
+    for char in b"".join(chunks).decode("utf-8", errors="surrogateescape"):
+        escaped = "\udc80" <= char <= "\udcff"  # surrogateescape's stand-in for one byte that is not UTF-8
+        pieces[owner[at]] += "\ufffd" if escaped else char
+        at += 1 if escaped else len(char.encode())
+    return pieces

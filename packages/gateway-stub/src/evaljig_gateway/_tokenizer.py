@@ -30,10 +30,7 @@ from evaljig_gateway._token_ids import pieces_of, vocabulary_bytes
 
 #: r50k's pattern: contractions, letters, digits, other symbols (each with one optional space before),
 #: then whitespace (a run keeps its last space for the word after it).
-_PRE = re.compile(
-    r"""'(?:[sdmt]|ll|ve|re)| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+""",
-    re.UNICODE,
-)
+_PRE = re.compile(r"""'(?:[sdmt]|ll|ve|re)| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+""")
 #: ``_PRE`` for ASCII text, its classes spelled out (the same matches there, about twice as fast).
 _PRE_ASCII = re.compile(r"""'(?:[sdmt]|ll|ve|re)| ?[A-Za-z]+| ?[0-9]+| ?[^\sA-Za-z0-9]+|\s+(?!\S)|\s+""")
 #: Places no pre-token spans: whitespace after a non-space; a symbol after a letter or digit; a digit
@@ -43,8 +40,7 @@ _PRE_ASCII = re.compile(r"""'(?:[sdmt]|ll|ve|re)| ?[A-Za-z]+| ?[0-9]+| ?[^\sA-Za
 _CUT = re.compile(
     r"(?<=\S)(?=\s)|(?<=[^\W_])(?=[^\s\w]|_)|(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])"
     r"|(?<=[^\W\d_]{35})(?=[^\W\d_]{34})|(?<=\d{35})(?=\d{34})|(?<=\s{35})(?=\s{34})"
-    r"|(?<=(?:[^\s\w]|_){35})(?=(?:[^\s\w]|_){34})",
-    re.UNICODE,
+    r"|(?<=(?:[^\s\w]|_){35})(?=(?:[^\s\w]|_){34})"
 )
 #: Characters cut per regex call in a long text (each call holds the GIL) and counted before a limit
 #: check looks at the total again.
@@ -103,10 +99,6 @@ def _bpe(word: str) -> tuple[str, ...]:
     return tuple(pieces_of(parts))  # a character split across parts goes to the part holding its first byte
 
 
-def _pre(text: str) -> re.Pattern[str]:
-    return _PRE_ASCII if text.isascii() else _PRE
-
-
 def _steps(text: str) -> Iterator[tuple[int, int]]:
     """``(start, end)`` spans of about ``TEXT_STEP`` characters, cut where no pre-token spans."""
     start = 0
@@ -118,27 +110,28 @@ def _steps(text: str) -> Iterator[tuple[int, int]]:
         start = end
 
 
-def pieces(text: str) -> list[str]:
-    """``text`` as GPT-2 tokens, whitespace before each token; ``"".join(pieces(t)) == t``.
-
-    A long text is cut in spans (``_steps``): one regex call over a megabyte would hold the GIL, and
-    so every other thread and the event loop, for a quarter of a second."""
-    pre = _pre(text)
+def _pre_tokens(text: str) -> Iterator[list[str]]:
+    """``text``'s pre-tokens, a list per span: one span for most texts, ``_steps`` for a long one (one regex
+    call over a megabyte would hold the GIL, and so every other thread and the event loop, for a quarter of
+    a second)."""
+    pre = _PRE_ASCII if text.isascii() else _PRE
     spans = [(0, len(text))] if len(text) <= LONG_TEXT else _steps(text)
-    return list(
-        chain.from_iterable(map(_MERGED.__getitem__, chain.from_iterable(pre.findall(text, *s) for s in spans)))
-    )
+    return (pre.findall(text, start, end) for start, end in spans)
+
+
+def pieces(text: str) -> list[str]:
+    """``text`` as GPT-2 tokens, whitespace before each token; ``"".join(pieces(t)) == t``."""
+    return list(chain.from_iterable(map(_MERGED.__getitem__, chain.from_iterable(_pre_tokens(text)))))
 
 
 def count(text: str, stop_above: int | None = None) -> int:
     """How many tokens ``text`` is (``usage``, ``max_tokens``, the limits); with ``stop_above``, counting
-    ends at the first span of about ``TEXT_STEP`` characters past it (the count is then a lower bound)."""
-    pre = _pre(text)
-    if len(text) <= LONG_TEXT:  # every request counts its prompt: one regex call and a dict hit per pre-token
-        return sum(map(len, map(_MERGED.__getitem__, pre.findall(text))))
+    ends at the first span of about ``TEXT_STEP`` characters past it (the count is then a lower bound).
+
+    Every request counts its prompt: most are one span, so one regex call and a dict hit per pre-token."""
     total = 0
-    for start, end in _steps(text):
-        total += sum(map(len, map(_MERGED.__getitem__, pre.findall(text, start, end))))
+    for words in _pre_tokens(text):
+        total += sum(map(len, map(_MERGED.__getitem__, words)))
         if stop_above is not None and total > stop_above:
             break
     return total
