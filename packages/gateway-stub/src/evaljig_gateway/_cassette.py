@@ -170,18 +170,14 @@ def match_key(method: str, path: str, body: Any, ignore: frozenset[str] = DEFAUL
     (sorted keys, compact), ``1.0`` equals ``1`` (as it does for vcrpy, which compares parsed
     JSON), ``ignore``'d top-level fields are left out and ``model`` loses its behaviour tokens.
     """
-    return (method.upper(), path, canonical_body(body, ignore))
-
-
-def canonical_body(body: Any, ignore: frozenset[str] = DEFAULT_IGNORED_FIELDS) -> bytes:
     if body is None:
-        return b""
+        return (method.upper(), path, b"")
     body = canonical_value(body, ignore)
     try:
-        return kept(orjson.dumps(body, option=orjson.OPT_SORT_KEYS))
+        return (method.upper(), path, kept(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)))
     except orjson.JSONEncodeError:  # an integer past 64 bits, a lone surrogate
         text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return text.encode("utf-8", "surrogatepass")
+        return (method.upper(), path, text.encode("utf-8", "surrogatepass"))
 
 
 def canonical_value(body: Any, ignore: frozenset[str] = DEFAULT_IGNORED_FIELDS) -> Any:

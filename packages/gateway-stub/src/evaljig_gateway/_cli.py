@@ -27,7 +27,7 @@ from evaljig_gateway._journal import (
 )
 from evaljig_gateway._limits import Limits
 from evaljig_gateway._server import LOOPBACK, Gateway, GatewayStartError
-from evaljig_gateway._tape import ON_MISS, tape_of
+from evaljig_gateway._tape import ON_MISS, Record, Replay, check_flags
 from evaljig_gateway._verdict import DEFAULT_MAX_ATTEMPTS, VerdictInputError, judge, load_journal_file
 
 
@@ -153,6 +153,17 @@ def _fetch_calls(where: str) -> list[Any]:
     return calls
 
 
+def _tape(args: argparse.Namespace) -> Replay | Record | None:
+    """The tape flags as one ``Gateway`` option (none without ``--replay`` or ``--record``), checked first."""
+    replay, record, upstream, api_key_env = args.replay, args.record, args.upstream, args.api_key_env
+    check_flags(replay is not None, record is not None, upstream, api_key_env, args.on_miss, args.max_cassette_bytes)
+    if record is not None:
+        return Record(record, upstream, api_key_env, args.match_ignore, args.max_cassette_bytes)
+    if replay is not None:
+        return Replay(replay, args.on_miss, upstream, api_key_env, args.match_ignore, args.max_cassette_bytes)
+    return None
+
+
 def _serve(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         return _refuse(f"--port must be between 0 and 65535, got {args.port}")
@@ -170,15 +181,7 @@ def _serve(args: argparse.Namespace) -> int:
                 body_bytes=args.journal_body_bytes,
                 max_models=args.journal_max_models,
             ),
-            tape=tape_of(
-                replay=args.replay,
-                record=args.record,
-                upstream=args.upstream,
-                api_key_env=args.api_key_env,
-                on_miss=args.on_miss,
-                ignore_fields=args.match_ignore,
-                max_cassette_bytes=args.max_cassette_bytes,
-            ),
+            tape=_tape(args),
             retry_after_ms=args.retry_after_ms,
         ).start()
     except (AnswerKeyError, CassetteError, GatewayStartError, ValueError, OSError) as exc:

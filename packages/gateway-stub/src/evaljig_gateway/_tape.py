@@ -135,37 +135,25 @@ class Record:
     max_cassette_bytes: int = DEFAULT_MAX_CASSETTE_BYTES
 
 
-def tape_of(
-    *,
-    replay: Path | None,
-    record: Path | None,
-    upstream: str | None,
-    api_key_env: str | None,
-    on_miss: str,
-    ignore_fields: Iterable[str] | None,
-    max_cassette_bytes: int,
-) -> Replay | Record | None:
-    """The ``serve`` flags as one tape option; every bad combination is refused naming the flags."""
+def check_flags(
+    replay: bool, record: bool, upstream: str | None, api_key_env: str | None, on_miss: str, max_cassette_bytes: int
+) -> None:
+    """Refuse a bad combination of the ``serve`` tape flags (``replay``, ``record``: whether each was given),
+    naming the flags; a ``Replay`` or ``Record`` is checked as the flags it stands for."""
     if on_miss not in ON_MISS:
         raise ValueError(f"--on-miss must be 'error' or 'record', got {on_miss!r}")
     if max_cassette_bytes < 1:
         raise ValueError(f"--max-cassette-bytes must be at least 1, got {max_cassette_bytes}")
-    if replay is not None and record is not None:
+    if replay and record:
         raise ValueError("--replay and --record cannot be combined: record a cassette first, then replay it")
-    if record is not None and upstream is None:
+    if record and upstream is None:
         raise ValueError("--record needs --upstream URL (the OpenAI-compatible server to record from)")
-    if on_miss == "record" and (replay is None or upstream is None):
+    if on_miss == "record" and (not replay or upstream is None):
         raise ValueError("--on-miss record needs --replay CASSETTE and --upstream URL (where misses are recorded from)")
-    if upstream is not None and record is None and on_miss != "record":
+    if upstream is not None and not record and on_miss != "record":
         raise ValueError("--upstream is only used to record: add --record CASSETTE, or --replay with --on-miss record")
     if api_key_env is not None and upstream is None:
         raise ValueError("--api-key-env is only used with --upstream")
-    if record is not None:
-        assert upstream is not None
-        return Record(record, upstream, api_key_env, ignore_fields, max_cassette_bytes)
-    if replay is not None:
-        return Replay(replay, on_miss, upstream, api_key_env, ignore_fields, max_cassette_bytes)
-    return None
 
 
 def open_tape(options: Replay | Record | None) -> Tape | None:
@@ -174,15 +162,8 @@ def open_tape(options: Replay | Record | None) -> Tape | None:
         return None
     replaying = isinstance(options, Replay)
     path, upstream, max_bytes = options.path, options.upstream, options.max_cassette_bytes
-    tape_of(  # the same checks as the ``serve`` flags
-        replay=path if replaying else None,
-        record=None if replaying else path,
-        upstream=upstream,
-        api_key_env=options.api_key_env,
-        on_miss=options.on_miss if isinstance(options, Replay) else "error",
-        ignore_fields=options.ignore_fields,
-        max_cassette_bytes=max_bytes,
-    )
+    on_miss = options.on_miss if isinstance(options, Replay) else "error"
+    check_flags(replaying, not replaying, upstream, options.api_key_env, on_miss, max_bytes)
     ignore = frozenset(options.ignore_fields) if options.ignore_fields is not None else DEFAULT_IGNORED_FIELDS
     if upstream is None:  # replay only: the exchanges go into the replayer and nothing else keeps them
         return Tape(path, Replayer(load_cassette(path, max_bytes), ignore), None, max_bytes, ignore)
