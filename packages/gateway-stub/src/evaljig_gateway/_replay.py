@@ -101,11 +101,9 @@ class Replayer:
         return key in self._answers
 
     def to_forward(self, key: MatchKey) -> bool:
-        """Recording misses: whether this request goes upstream — the cassette lacks it, or its recordings are
-        used up while an identical request is still being forwarded (replaying one now would hand it an
-        answer out of the order the cassette will replay)."""
-        if key not in self._answers:
-            return True
+        """Recording misses: whether a request the cassette holds (``holds``) goes upstream all the same — its
+        recordings are used up while an identical request is still being forwarded (replaying one now would
+        hand it an answer out of the order the cassette will replay)."""
         return self._pending[key] > 0 and self._cursors.get(key, 0) >= len(self._answers[key])
 
     def forwarding(self, key: MatchKey, delta: int) -> None:

@@ -58,11 +58,11 @@ class Tape:
     """The cassette file as this tape last read or wrote it; another version means another recorder wrote."""
     written: int = 0
 
-    def finish(self) -> int:
+    def finish(self) -> None:
         """Write what was recorded (atomically, after the secret scan, merged with what other recorders
-        wrote meanwhile); the number of this recorder's new exchanges. Nothing recorded: nothing written."""
+        wrote meanwhile); ``written`` counts this recorder's new exchanges. Nothing recorded: nothing written."""
         if self.recorder is None or not self.recorder.recorded:
-            return 0
+            return
         new = list(self.recorder.recorded)
         with exclusive_lock(self.path.parent):  # every recorder of a cassette there, across processes
             base, appended = self.base, []
@@ -78,7 +78,6 @@ class Tape:
         self.recorder.recorded.clear()
         self.base = items  # a later stop of this gateway (started again) keeps what this one wrote
         self.written = len(new)
-        return len(new)
 
     def _order(self, item: Item) -> tuple[str, str, bytes]:
         exchange, _ = item
