@@ -56,15 +56,6 @@ _CATEGORY_POOLS = {
     "CATEGORY_WORD": string.ascii_letters + string.digits + "_",
     "CATEGORY_NOT_WORD": "-. :/",
 }
-#: Membership of an ASCII character in a category (the pools above draw only ASCII, where these are exact).
-_CATEGORY_TESTS: dict[str, Callable[[str], bool]] = {
-    "CATEGORY_DIGIT": lambda c: c in string.digits,
-    "CATEGORY_NOT_DIGIT": lambda c: c not in string.digits,
-    "CATEGORY_SPACE": lambda c: c in string.whitespace,
-    "CATEGORY_NOT_SPACE": lambda c: c not in string.whitespace,
-    "CATEGORY_WORD": lambda c: c.isalnum() or c == "_",
-    "CATEGORY_NOT_WORD": lambda c: not (c.isalnum() or c == "_"),
-}
 _UNSUPPORTED = {
     "GROUPREF_EXISTS": "conditional groups '(?(1)...)' are not supported",
     "ATOMIC_GROUP": "atomic groups '(?>...)' are not supported",
@@ -377,7 +368,7 @@ def _item_pool(op: Any, av: Any) -> str:
     if name == "LITERAL":
         return _char(av)
     if name == "RANGE":
-        printable = _printable_in(*av)
+        printable = "".join(c for c in _PRINTABLE if av[0] <= ord(c) <= av[1])
         if printable:
             return printable
         code = next((c for c in range(av[0], av[1] + 1) if not 0xD800 <= c <= 0xDFFF), None)
@@ -387,18 +378,18 @@ def _item_pool(op: Any, av: Any) -> str:
     return _CATEGORY_POOLS[str(av)]
 
 
-@functools.lru_cache(maxsize=256)
-def _printable_in(low: int, high: int) -> str:
-    return "".join(c for c in _PRINTABLE if low <= ord(c) <= high)
-
-
 def _in_class(char: str, items: Any) -> bool:
+    """Whether the class ``items`` holds ``char``, one of the characters a negated class is drawn from (printable
+    ASCII, no white space but ' '): of those, a category holds just its pool's and a negated one all the others."""
     for op, av in items:
         name = str(op)
         if name == "LITERAL" and char == chr(av):
             return True
         if name == "RANGE" and av[0] <= ord(char) <= av[1]:
             return True
-        if name == "CATEGORY" and _CATEGORY_TESTS[str(av)](char):
-            return True
+        if name == "CATEGORY":
+            category = str(av)
+            negated = "_NOT_" in category
+            if (char in _CATEGORY_POOLS[category.replace("_NOT_", "_")]) != negated:
+                return True
     return False

@@ -512,6 +512,7 @@ def _beside(schema: Mapping[str, Any], *taken: str) -> dict[str, Any]:
 
 
 def _merge_into(out: dict[str, Any], member: Mapping[str, Any], where: str) -> None:
+    """One ``allOf`` member folded into ``out`` (``_merged`` applies ``additionalProperties: false`` at the end)."""
     for key, value in member.items():
         if key == "const" and key in out and canonical(out[key]) != canonical(value):
             raise SchemaInstanceError(
@@ -543,8 +544,6 @@ def _merge_into(out: dict[str, Any], member: Mapping[str, Any], where: str) -> N
                 raise SchemaInstanceError(f"{where}/allOf: its members' enums have no value in common")
         elif key in ("anyOf", "oneOf"):
             out.setdefault("allOf", []).append({key: value})
-        elif key == "additionalProperties" and value is False:
-            out[key] = False
 
 
 #: Where subschemas are kept for ``$ref``: no constraint on the value beside them.
