@@ -280,10 +280,8 @@ class _Walker:
             if av not in self._groups:
                 raise _DeadEndError  # the group took no part in this attempt
             self._emit(self._groups[av])
-        elif name == "AT":
+        else:  # AT: _refusal refused every construct not handled above
             self._at(str(av))
-        else:  # pragma: no cover - _refusal refused it
-            raise RegexError(f"the construct {name} is not supported")
 
     def _repeat(self, low: int, high: int, body: Any) -> None:
         if low and _shortest(body) == 0:
