@@ -487,13 +487,11 @@ class _Generator:
         candidates = list(range(first, min(last, first + 1000) + 1))
         self._rng.shuffle(candidates)
         for k in candidates[:64]:
-            value: int | float = k * step
-            if kind == "integer" or (isinstance(step, int) and not isinstance(value, float)):
+            value: int | float = k * step  # an int for an int step, else a float
+            if kind == "integer" or isinstance(step, int):
                 if not float(value).is_integer():
                     continue
                 value = int(value)
-            elif float(value).is_integer():
-                value = float(value)
             if _within(value, low, low_open, high, high_open) and _exact_multiple(value, step):
                 return value
         raise SchemaInstanceError(f"{where}/multipleOf: no multiple of {step} between the bounds")
