@@ -286,8 +286,7 @@ class _Walker:
     def _repeat(self, low: int, high: int, body: Any) -> None:
         if low and _shortest(body) == 0:
             low = 0  # a body that can match empty: fewer copies match too (the rest match empty)
-        top = min(high, low + self._stretch)
-        count = self._rng.randint(low, max(low, top))
+        count = self._rng.randint(low, min(high, low + self._stretch))  # the parser refuses a maximum below the minimum
         if len(body) == 1 and str(body[0][0]) in _ONE_CHAR:  # a[3000], [^x]{30000}: drawn at once
             if self._length + count > self._cap:
                 raise _TooLongError
