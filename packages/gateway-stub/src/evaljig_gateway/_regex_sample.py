@@ -48,6 +48,7 @@ MAX_GROUP_DEPTH = 64
 _PRINTABLE = string.ascii_letters + string.digits + "-_.:/@+ "
 #: Characters with no case: what a negated class draws from under IGNORECASE (a letter's other case may be banned).
 _CASELESS = string.digits + "-_.:/@+ "
+#: What each category draws from; a positive category's pool is also every printable ASCII character it holds.
 _CATEGORY_POOLS = {
     "CATEGORY_DIGIT": string.digits,
     "CATEGORY_NOT_DIGIT": string.ascii_letters + "-_ ",

@@ -352,20 +352,19 @@ class _Generator:
         most = schema.get("maxProperties")
         if isinstance(most, int) and len(names) > most:
             names = sorted(names, key=lambda n: n not in wanted)[: max(most, len(wanted))]  # the required first
-        least = schema.get("minProperties")
-        if isinstance(least, int) and not isinstance(least, bool):
-            # '"k":0,' is 4 characters at the least
-            self._refuse_beyond_budget(least * 4, f"{where}/minProperties", f"{least:,} properties need")
-            names = list(dict.fromkeys([*names, *props]))[: max(least, len(names))]
-            taken = set(names)
-            counters = itertools.count(1)
-            while len(names) < least:
-                self._budget.spend_steps(1)
-                if extra is False:
-                    raise SchemaInstanceError(f"{where}/minProperties: more than the declared properties")
-                name = f"extra_{next(counters)}"
-                if name not in taken:  # a declared or required name; those made here differ by their counter
-                    names.append(name)
+        least = _int_bound(schema.get("minProperties"), 0)
+        # '"k":0,' is 4 characters at the least
+        self._refuse_beyond_budget(least * 4, f"{where}/minProperties", f"{least:,} properties need")
+        names = list(dict.fromkeys([*names, *props]))[: max(least, len(names))]  # the declared ones first
+        taken = set(names)
+        counters = itertools.count(1)
+        while len(names) < least:
+            self._budget.spend_steps(1)
+            if extra is False:
+                raise SchemaInstanceError(f"{where}/minProperties: more than the declared properties")
+            name = f"extra_{next(counters)}"
+            if name not in taken:  # a declared or required name; those made here differ by their counter
+                names.append(name)
         out: dict[str, Any] = {}
         for name in names:
             if name in props:
