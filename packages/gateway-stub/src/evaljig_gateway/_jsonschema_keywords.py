@@ -79,21 +79,15 @@ _FORMAT_CHECKS: dict[str, Callable[[str], object]] = {
 }
 
 
-def _format_checker() -> Any:
-    """The formats the generator makes, asserted rather than annotations: clients parse them (pydantic's
-    ``date``, ``UUID``, ``EmailStr``), so a 200 must hold one. Each check is linear, with no regex engine;
-    a value that is not a string passes (``type`` judges it)."""
-    checker = jsonschema.FormatChecker(formats=())
-    for name, check in _FORMAT_CHECKS.items():
-        checker.checks(name, raises=ValueError)(_on_strings(check))
-    return checker
-
-
 def _on_strings(check: Callable[[str], object]) -> Callable[[object], bool]:
     return lambda value: not isinstance(value, str) or bool(check(value))
 
 
-_ASSERTED_FORMATS = _format_checker()
+#: The formats the generator makes, asserted rather than annotations: clients parse them (pydantic's ``date``,
+#: ``UUID``, ``EmailStr``), so a 200 must hold one. Each check is linear, with no regex engine; a value that is not
+#: a string passes (``type`` judges it). ``checkers`` maps a format to its check and the error that fails it.
+_ASSERTED_FORMATS = jsonschema.FormatChecker(formats=())
+_ASSERTED_FORMATS.checkers = {name: (_on_strings(check), ValueError) for name, check in _FORMAT_CHECKS.items()}
 
 
 #: The :class:`Checker` at work (its budget, the strings drawn): jsonschema passes keyword functions nothing of ours.

@@ -48,6 +48,7 @@ MAX_GROUP_DEPTH = 64
 _PRINTABLE = string.ascii_letters + string.digits + "-_.:/@+ "
 #: Characters with no case: what a negated class draws from under IGNORECASE (a letter's other case may be banned).
 _CASELESS = string.digits + "-_.:/@+ "
+#: What each category draws from; a positive category's pool is also every printable ASCII character it holds.
 _CATEGORY_POOLS = {
     "CATEGORY_DIGIT": string.digits,
     "CATEGORY_NOT_DIGIT": string.ascii_letters + "-_ ",
@@ -55,15 +56,6 @@ _CATEGORY_POOLS = {
     "CATEGORY_NOT_SPACE": string.ascii_letters + string.digits,
     "CATEGORY_WORD": string.ascii_letters + string.digits + "_",
     "CATEGORY_NOT_WORD": "-. :/",
-}
-#: Membership of an ASCII character in a category (the pools above draw only ASCII, where these are exact).
-_CATEGORY_TESTS: dict[str, Callable[[str], bool]] = {
-    "CATEGORY_DIGIT": lambda c: c in string.digits,
-    "CATEGORY_NOT_DIGIT": lambda c: c not in string.digits,
-    "CATEGORY_SPACE": lambda c: c in string.whitespace,
-    "CATEGORY_NOT_SPACE": lambda c: c not in string.whitespace,
-    "CATEGORY_WORD": lambda c: c.isalnum() or c == "_",
-    "CATEGORY_NOT_WORD": lambda c: not (c.isalnum() or c == "_"),
 }
 _UNSUPPORTED = {
     "GROUPREF_EXISTS": "conditional groups '(?(1)...)' are not supported",
@@ -289,16 +281,13 @@ class _Walker:
             if av not in self._groups:
                 raise _DeadEndError  # the group took no part in this attempt
             self._emit(self._groups[av])
-        elif name == "AT":
+        else:  # AT: _refusal refused every construct not handled above
             self._at(str(av))
-        else:  # pragma: no cover - _refusal refused it
-            raise RegexError(f"the construct {name} is not supported")
 
     def _repeat(self, low: int, high: int, body: Any) -> None:
         if low and _shortest(body) == 0:
             low = 0  # a body that can match empty: fewer copies match too (the rest match empty)
-        top = min(high, low + self._stretch)
-        count = self._rng.randint(low, max(low, top))
+        count = self._rng.randint(low, min(high, low + self._stretch))  # the parser refuses a maximum below the minimum
         if len(body) == 1 and str(body[0][0]) in _ONE_CHAR:  # a[3000], [^x]{30000}: drawn at once
             if self._length + count > self._cap:
                 raise _TooLongError
@@ -377,7 +366,7 @@ def _item_pool(op: Any, av: Any) -> str:
     if name == "LITERAL":
         return _char(av)
     if name == "RANGE":
-        printable = _printable_in(*av)
+        printable = "".join(c for c in _PRINTABLE if av[0] <= ord(c) <= av[1])
         if printable:
             return printable
         code = next((c for c in range(av[0], av[1] + 1) if not 0xD800 <= c <= 0xDFFF), None)
@@ -387,18 +376,18 @@ def _item_pool(op: Any, av: Any) -> str:
     return _CATEGORY_POOLS[str(av)]
 
 
-@functools.lru_cache(maxsize=256)
-def _printable_in(low: int, high: int) -> str:
-    return "".join(c for c in _PRINTABLE if low <= ord(c) <= high)
-
-
 def _in_class(char: str, items: Any) -> bool:
+    """Whether the class ``items`` holds ``char``, one of the characters a negated class is drawn from (printable
+    ASCII, no white space but ' '): of those, a category holds just its pool's and a negated one all the others."""
     for op, av in items:
         name = str(op)
         if name == "LITERAL" and char == chr(av):
             return True
         if name == "RANGE" and av[0] <= ord(char) <= av[1]:
             return True
-        if name == "CATEGORY" and _CATEGORY_TESTS[str(av)](char):
-            return True
+        if name == "CATEGORY":
+            category = str(av)
+            negated = "_NOT_" in category
+            if (char in _CATEGORY_POOLS[category.replace("_NOT_", "_")]) != negated:
+                return True
     return False

@@ -352,20 +352,19 @@ class _Generator:
         most = schema.get("maxProperties")
         if isinstance(most, int) and len(names) > most:
             names = sorted(names, key=lambda n: n not in wanted)[: max(most, len(wanted))]  # the required first
-        least = schema.get("minProperties")
-        if isinstance(least, int) and not isinstance(least, bool):
-            # '"k":0,' is 4 characters at the least
-            self._refuse_beyond_budget(least * 4, f"{where}/minProperties", f"{least:,} properties need")
-            names = list(dict.fromkeys([*names, *props]))[: max(least, len(names))]
-            taken = set(names)
-            counters = itertools.count(1)
-            while len(names) < least:
-                self._budget.spend_steps(1)
-                if extra is False:
-                    raise SchemaInstanceError(f"{where}/minProperties: more than the declared properties")
-                name = f"extra_{next(counters)}"
-                if name not in taken:  # a declared or required name; those made here differ by their counter
-                    names.append(name)
+        least = _int_bound(schema.get("minProperties"), 0)
+        # '"k":0,' is 4 characters at the least
+        self._refuse_beyond_budget(least * 4, f"{where}/minProperties", f"{least:,} properties need")
+        names = list(dict.fromkeys([*names, *props]))[: max(least, len(names))]  # the declared ones first
+        taken = set(names)
+        counters = itertools.count(1)
+        while len(names) < least:
+            self._budget.spend_steps(1)
+            if extra is False:
+                raise SchemaInstanceError(f"{where}/minProperties: more than the declared properties")
+            name = f"extra_{next(counters)}"
+            if name not in taken:  # a declared or required name; those made here differ by their counter
+                names.append(name)
         out: dict[str, Any] = {}
         for name in names:
             if name in props:
@@ -487,13 +486,11 @@ class _Generator:
         candidates = list(range(first, min(last, first + 1000) + 1))
         self._rng.shuffle(candidates)
         for k in candidates[:64]:
-            value: int | float = k * step
-            if kind == "integer" or (isinstance(step, int) and not isinstance(value, float)):
+            value: int | float = k * step  # an int for an int step, else a float
+            if kind == "integer" or isinstance(step, int):
                 if not float(value).is_integer():
                     continue
                 value = int(value)
-            elif float(value).is_integer():
-                value = float(value)
             if _within(value, low, low_open, high, high_open) and _exact_multiple(value, step):
                 return value
         raise SchemaInstanceError(f"{where}/multipleOf: no multiple of {step} between the bounds")
@@ -512,6 +509,7 @@ def _beside(schema: Mapping[str, Any], *taken: str) -> dict[str, Any]:
 
 
 def _merge_into(out: dict[str, Any], member: Mapping[str, Any], where: str) -> None:
+    """One ``allOf`` member folded into ``out`` (``_merged`` applies ``additionalProperties: false`` at the end)."""
     for key, value in member.items():
         if key == "const" and key in out and canonical(out[key]) != canonical(value):
             raise SchemaInstanceError(
@@ -543,8 +541,6 @@ def _merge_into(out: dict[str, Any], member: Mapping[str, Any], where: str) -> N
                 raise SchemaInstanceError(f"{where}/allOf: its members' enums have no value in common")
         elif key in ("anyOf", "oneOf"):
             out.setdefault("allOf", []).append({key: value})
-        elif key == "additionalProperties" and value is False:
-            out[key] = False
 
 
 #: Where subschemas are kept for ``$ref``: no constraint on the value beside them.
