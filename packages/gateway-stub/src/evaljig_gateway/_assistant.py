@@ -36,23 +36,20 @@ def generated_calls(tools: list[Tool], seed: str, index: int, budget: OutputBudg
 
 
 def _generated(tool: Tool, seed: str, budget: OutputBudget) -> ToolCall:
-    if tool.kind == "custom":
-        return ToolCall("custom", tool.name, _custom_input(tool, seed, budget))
-    schema = tool.parameters or {"type": "object"}
-    arguments = instance_json(schema, seed=seed, budget=budget, param=f"{tool.where}.parameters")
-    return ToolCall("function", tool.name, arguments)
-
-
-def _custom_input(tool: Tool, seed: str, budget: OutputBudget) -> str:
-    """Free text, or a string matching a ``regex`` grammar (a ``lark`` grammar gets free text)."""
-    if tool.grammar and tool.grammar[0] == "regex":
-        try:
-            sample = _regex_sample.sample(f"^(?:{tool.grammar[1]})$", seeded_rng(seed), budget)
-            budget.spend_chars(len(sample))
-        except (_regex_sample.RegexError, BudgetExceededError) as exc:
-            raise invalid(f"{tool.where}.format.grammar.definition", str(exc)) from None
-        return sample
-    return _content.default_answer(seed)
+    """A function's arguments: an instance of its parameters; a custom tool's input: free text, or a string
+    matching a ``regex`` grammar (a ``lark`` grammar gets free text)."""
+    if tool.kind == "function":
+        schema = tool.parameters or {"type": "object"}
+        arguments = instance_json(schema, seed=seed, budget=budget, param=f"{tool.where}.parameters")
+        return ToolCall("function", tool.name, arguments)
+    if not tool.grammar or tool.grammar[0] != "regex":
+        return ToolCall("custom", tool.name, _content.default_answer(seed))
+    try:
+        sample = _regex_sample.sample(f"^(?:{tool.grammar[1]})$", seeded_rng(seed), budget)
+        budget.spend_chars(len(sample))
+    except (_regex_sample.RegexError, BudgetExceededError) as exc:
+        raise invalid(f"{tool.where}.format.grammar.definition", str(exc)) from None
+    return ToolCall("custom", tool.name, sample)
 
 
 def call_id(digest: str, index: int, position: int) -> str:

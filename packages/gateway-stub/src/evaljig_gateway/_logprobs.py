@@ -25,9 +25,8 @@ import bisect
 import re
 import zlib
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
 from itertools import accumulate
-from typing import Any
+from typing import Any, NamedTuple
 
 from evaljig_gateway import _tokenizer
 
@@ -143,18 +142,13 @@ def _top(token: str, logprob: float, better: str | None, window: str, count: int
     return dict(list(out.items())[:count])
 
 
-@dataclass(slots=True)
-class Scored:
-    """``choices[].logprobs`` columns for some tokens (OpenAI's legacy shape)."""
+class Scored(NamedTuple):
+    """``choices[].logprobs`` columns for some tokens (OpenAI's legacy shape; ``_asdict`` names them)."""
 
     tokens: list[str]
     token_logprobs: list[float | None]
     top_logprobs: list[dict[str, float] | None]
     text_offset: list[int]
-
-    def as_dict(self) -> dict[str, Any]:
-        """The columns by name, as they are (``dataclasses.asdict`` would deep-copy them)."""
-        return {field.name: getattr(self, field.name) for field in fields(self)}
 
 
 def score_pieces(
