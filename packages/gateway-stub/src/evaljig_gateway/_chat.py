@@ -10,12 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from evaljig_gateway import _assistant, _content, _logprobs, _shaping, _structured, _tokenizer, _validation
-from evaljig_gateway._behaviours import PLAIN, Behaviour, behaviour_for
+from evaljig_gateway._behaviours import PLAIN, behaviour_for
 from evaljig_gateway._errors import invalid
 from evaljig_gateway._limits import OutputBudget
 from evaljig_gateway._replies import Reply, json_reply, sse_reply
 from evaljig_gateway._request import Request, answer, check_prompt, check_tokens, head_of, usage_of
-from evaljig_gateway._script import ToolCall
 from evaljig_gateway._tool_choice import calls_for, tool_choice_of
 
 #: The fields checked as numbers, integers or booleans (``max_tokens`` only without ``max_completion_tokens``).
@@ -76,7 +75,7 @@ def handle(req: Request) -> Reply:
         reasoning = None
         logprobs = None
         if calls:
-            calls = _broken_calls(behaviour, calls, [tool.name for tool in policy.allowed])
+            calls = _assistant.broken_calls(behaviour, calls, [tool.name for tool in policy.allowed])
             message, finish = _assistant.call_message(calls, digest, index, legacy=policy.legacy)
             completion_tokens += sum(_content.count_tokens(c.payload) for c in calls)
             reasoning = _shaping.reasoning_for(behaviour, prompt)
@@ -111,16 +110,6 @@ def handle(req: Request) -> Reply:
         head.update(choices=choices, usage=usage, service_tier="default")  # the whole answer, in OpenAI's order
         return json_reply(head, tokens=tokens)
     return sse_reply(_chat_chunks(head, choices, usage if include_usage else None), tokens=tokens)
-
-
-def _broken_calls(behaviour: Behaviour, calls: list[ToolCall], offered: list[str]) -> list[ToolCall]:
-    """``calls`` as ``unknown-tool`` and ``bad-tool-args`` break them (a custom tool's free text is left alone;
-    other behaviours leave every call as it is)."""
-    broken = []
-    for c in calls:
-        payload = _shaping.tool_arguments(behaviour, c.payload) if c.kind == "function" else c.payload
-        broken.append(ToolCall(c.kind, _shaping.tool_name(behaviour, c.name, offered), payload))
-    return broken
 
 
 def _chat_chunks(

@@ -22,14 +22,14 @@ from typing import Any
 
 import orjson
 
-from evaljig_gateway import _content, _shaping, _tokenizer, _validation
+from evaljig_gateway import _assistant, _content, _shaping, _tokenizer, _validation
 from evaljig_gateway._behaviours import behaviour_for
 from evaljig_gateway._errors import invalid, missing
 from evaljig_gateway._limits import OutputBudget
 from evaljig_gateway._replies import SSE, Reply, json_reply
 from evaljig_gateway._request import Request, answer, check_prompt
 from evaljig_gateway._schema_instance import instance_json
-from evaljig_gateway._tool_choice import check_tool_count, first_named, name_of
+from evaljig_gateway._tool_choice import Tool, check_tool_count, first_named, name_of
 
 _ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "reasoning", "item_reference"})
 _FORMATS = ("text", "json_object", "json_schema")
@@ -84,7 +84,7 @@ def _item_text(item: dict[str, Any]) -> str:
     return _content.message_text(item.get(_TEXT_FIELDS[kind])) if kind in _TEXT_FIELDS else ""
 
 
-def _tools(body: dict[str, Any], max_tools: int) -> list[dict[str, Any]]:
+def _tools(body: dict[str, Any], max_tools: int) -> list[Tool]:
     """The function tools offered (other tool types are accepted and never called)."""
     tools = body.get("tools")
     if tools is None:
@@ -98,18 +98,18 @@ def _tools(body: dict[str, Any], max_tools: int) -> list[dict[str, Any]]:
             raise invalid(f"tools[{i}]", "must be an object with a 'type'")
         if tool["type"] != "function":
             continue
-        name_of(tool, f"tools[{i}]")
+        name = name_of(tool, f"tools[{i}]")
         params = tool.get("parameters")
         if params is not None and not isinstance(params, dict):
             raise invalid(f"tools[{i}].parameters", "must be a JSON Schema object")
-        functions.append(tool)
+        functions.append(Tool("function", name, f"tools[{i}]", params))
     return functions
 
 
-def _chosen_tool(choice: Any, tools: list[dict[str, Any]], items: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _chosen_tool(choice: Any, tools: list[Tool], items: list[dict[str, Any]]) -> Tool | None:
     """The function ``tool_choice`` calls (None, absent or null, is ``auto``), or None to answer text."""
     if isinstance(choice, dict) and choice.get("type") == "function" and isinstance(choice.get("name"), str):
-        wanted = [tool for tool in tools if tool["name"] == choice["name"]]
+        wanted = [tool for tool in tools if tool.name == choice["name"]]
         if not wanted:
             raise invalid("tool_choice", f"names a function that is not in 'tools': {choice['name']!r}")
         return wanted[0]
@@ -122,7 +122,7 @@ def _chosen_tool(choice: Any, tools: list[dict[str, Any]], items: list[dict[str,
     if choice in (None, "auto") and items[-1].get("type") == "function_call_output":
         return None  # the tool answered: finish with text
     last_user = next((_item_text(i) for i in reversed(items) if i.get("role") == "user"), "")
-    named = first_named([tool["name"] for tool in tools], last_user)
+    named = first_named([tool.name for tool in tools], last_user)
     return tools[named[0]] if named else tools[0]
 
 
@@ -180,19 +180,16 @@ def handle(req: Request) -> Reply:
     budget = OutputBudget.of(req.limits)
     finish = "stop"
     if tool is not None:
-        index = next(i for i, t in enumerate(body["tools"]) if t is tool)  # its place in the request
-        where = f"tools[{index}].parameters"
-        schema = tool.get("parameters") or {"type": "object"}
-        arguments = instance_json(schema, seed=full_prompt, budget=budget, param=where)
-        arguments = _shaping.tool_arguments(behaviour, arguments)
-        output_tokens = _content.count_tokens(arguments)
+        generated = _assistant.generated_call(tool, full_prompt, budget)
+        [call] = _assistant.broken_calls(behaviour, [generated], [t.name for t in tools])
+        output_tokens = _content.count_tokens(call.payload)
         reasoning = _shaping.reasoning_for(behaviour, full_prompt)
         item: dict[str, Any] = {
             "type": "function_call",
             "id": f"fc_{digest[16:48]}",
             "call_id": f"call_{digest[40:64]}",
-            "name": _shaping.tool_name(behaviour, tool["name"], [t["name"] for t in tools]),
-            "arguments": arguments,
+            "name": call.name,
+            "arguments": call.payload,
             "status": "completed",
         }
     else:
