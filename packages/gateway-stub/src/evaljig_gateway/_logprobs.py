@@ -119,13 +119,12 @@ def score(
     """
     if window is None:
         window = text[max(0, at - WINDOW) : at]
-    if keyed is not None:
-        question = keyed.question_before(at)
-        if question is not None:
-            end, answer = question
-            # the text since the question, cut to what ``_consumed`` reads (one more character for its boundary)
-            return _keyed(token, text[max(end, at - len(answer) - 9) : at], answer, window)
-    return _value(window, token, 0.001, 2.5), None
+    question = keyed.question_before(at) if keyed is not None else None
+    if question is None:
+        return _value(window, token, 0.001, 2.5), None
+    end, answer = question
+    # the text since the question, cut to what ``_consumed`` reads (one more character for its boundary)
+    return _keyed(token, text[max(end, at - len(answer) - 9) : at], answer, window)
 
 
 def _top(token: str, logprob: float, better: str | None, window: str, count: int) -> dict[str, float]:
@@ -199,15 +198,13 @@ def chat_logprobs(context: str, tokens: list[str], top: int, keyed: KeyedText | 
     """
     text = context + "".join(tokens)
     scored = score_pieces(text, tokens, len(context), top, keyed, null_first=False)
-    return [
-        {
-            "token": token,
-            "logprob": logprob,
-            "bytes": list(token.encode()),
-            "top_logprobs": [
-                {"token": alt, "logprob": value, "bytes": list(alt.encode())}
-                for alt, value in sorted((alts or {}).items() if top else (), key=lambda item: -item[1])
-            ],
-        }
-        for token, logprob, alts in zip(scored.tokens, scored.token_logprobs, scored.top_logprobs, strict=True)
-    ]
+    entries = []
+    for token, logprob, alts in zip(scored.tokens, scored.token_logprobs, scored.top_logprobs, strict=True):
+        ranked = sorted((alts or {}).items() if top else (), key=lambda item: -item[1])
+        entries.append({**_entry(token, logprob), "top_logprobs": [_entry(alt, value) for alt, value in ranked]})
+    return entries
+
+
+def _entry(token: str, logprob: float | None) -> dict[str, Any]:
+    """A token as chat's ``logprobs.content`` (and each of its ``top_logprobs``) names it."""
+    return {"token": token, "logprob": logprob, "bytes": list(token.encode())}

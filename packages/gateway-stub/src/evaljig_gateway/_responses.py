@@ -87,13 +87,11 @@ def _item_text(item: dict[str, Any]) -> str:
 def _tools(body: dict[str, Any], max_tools: int) -> list[Tool]:
     """The function tools offered (other tool types are accepted and never called)."""
     tools = body.get("tools")
-    if tools is None:
-        return []
-    if not isinstance(tools, list):
+    if tools is not None and not isinstance(tools, list):
         raise invalid("tools", "must be an array")
-    check_tool_count(tools, "tools", max_tools)
+    check_tool_count(tools, "tools", max_tools)  # absent or null: no tools
     functions = []
-    for i, tool in enumerate(tools):
+    for i, tool in enumerate(tools or []):
         if not isinstance(tool, dict) or not isinstance(tool.get("type"), str):
             raise invalid(f"tools[{i}]", "must be an object with a 'type'")
         if tool["type"] != "function":
