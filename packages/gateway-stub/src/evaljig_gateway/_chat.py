@@ -119,24 +119,25 @@ def _chat_chunks(
     chunk_head = {**head, "object": "chat.completion.chunk"}
     extra = {"usage": None} if usage is not None else {}
     events: list[dict[str, Any]] = []
+
+    def emit(index: int, delta: dict[str, Any], logprobs: Any = None, finish: str | None = None) -> None:
+        chunk = {"index": index, "delta": delta, "logprobs": logprobs, "finish_reason": finish}
+        events.append({**chunk_head, "choices": [chunk], **extra})
+
     for choice in choices:
         index, message = choice["index"], choice["message"]
-        # (delta, logprobs, finish_reason) per chunk
-        deltas: list[tuple[dict[str, Any], Any, str | None]] = [({"role": "assistant", "content": ""}, None, None)]
-        reasoning = message.get("reasoning_content")
-        if reasoning:  # thinking streams first, as vLLM and DeepSeek send it
-            deltas.extend(({"reasoning_content": p, "reasoning": p}, None, None) for p in _tokenizer.pieces(reasoning))
+        emit(index, {"role": "assistant", "content": ""})
+        # thinking streams first, as vLLM and DeepSeek send it
+        for piece in _tokenizer.pieces(message.get("reasoning_content") or ""):
+            emit(index, {"reasoning_content": piece, "reasoning": piece})
         if message.get("tool_calls") or message.get("function_call"):
-            deltas.extend((delta, None, None) for delta in _assistant.call_deltas(message))
+            for delta in _assistant.call_deltas(message):
+                emit(index, delta)
         else:
-            logprobs = (choice["logprobs"] or {}).get("content")
+            logprobs = (choice["logprobs"] or {}).get("content")  # one entry per piece of the same text
             for i, piece in enumerate(_tokenizer.pieces(message["content"])):
-                lp = {"content": [logprobs[i]], "refusal": None} if logprobs and i < len(logprobs) else None
-                deltas.append(({"content": piece}, lp, None))
-        deltas.append(({}, None, choice["finish_reason"]))
-        for delta, lp, finish in deltas:
-            chunk = {"index": index, "delta": delta, "logprobs": lp, "finish_reason": finish}
-            events.append({**chunk_head, "choices": [chunk], **extra})
+                emit(index, {"content": piece}, {"content": [logprobs[i]], "refusal": None} if logprobs else None)
+        emit(index, {}, finish=choice["finish_reason"])
     if usage is not None:
         events.append({**chunk_head, "choices": [], "usage": usage})
     return events
