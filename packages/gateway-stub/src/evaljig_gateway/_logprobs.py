@@ -80,12 +80,12 @@ def _consumed(region: str, answer: str) -> str:
 
 
 def _expected_piece(window: str, answer: str, consumed: str) -> str:
-    """The next piece of the answer, with a space first when it would otherwise glue onto a word."""
+    """The next piece of the answer (``consumed`` is a proper prefix of it), with a space first when it would
+    otherwise glue onto a word."""
     rest = answer[len(consumed) :]
     if not consumed and window and not window[-1].isspace():
         rest = " " + rest
-    pieces = _tokenizer.pieces(rest)
-    return pieces[0] if pieces else rest
+    return _tokenizer.pieces(rest)[0]
 
 
 def _value(window: str, token: str, low: float, spread: float) -> float:
