@@ -91,8 +91,7 @@ def call_deltas(message: dict[str, Any]) -> list[dict[str, Any]]:
     deltas: list[dict[str, Any]] = []
     for i, call in enumerate(message["tool_calls"]):
         kind = call["type"]
-        spec = call[kind]
         field = "input" if kind == "custom" else "arguments"
-        head = {"index": i, "id": call["id"], "type": kind, kind: {"name": spec["name"], field: ""}}
-        deltas += [{"tool_calls": [head]}, {"tool_calls": [{"index": i, kind: {field: spec[field]}}]}]
+        head = {"index": i, **call, kind: {**call[kind], field: ""}}  # the call (id, type, name), its payload empty
+        deltas += [{"tool_calls": [head]}, {"tool_calls": [{"index": i, kind: {field: call[kind][field]}}]}]
     return deltas
