@@ -1,8 +1,9 @@
 """The assistant's tool calls in the shapes clients parse: ``tool_calls`` (function, custom) or ``function_call``.
 
 Arguments come from the one schema-instance generator, seeded by the conversation, the choice
-index and the tool, so the same request gets the same calls; a scripted turn's calls are used as
-they are.
+index and the tool (a Responses call: by its prompt), so the same request gets the same calls; a
+scripted turn's calls are used as they are. ``unknown-tool`` and ``bad-tool-args`` break chat's
+and Responses' calls alike (``broken_calls``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from evaljig_gateway import _content, _regex_sample
+from evaljig_gateway import _content, _regex_sample, _shaping
+from evaljig_gateway._behaviours import Behaviour
 from evaljig_gateway._errors import GatewayError, invalid
 from evaljig_gateway._limits import BudgetExceededError, OutputBudget
 from evaljig_gateway._schema_instance import instance_json, seeded_rng
@@ -32,27 +34,34 @@ def conversation_seed(messages: list[dict[str, Any]]) -> str:
 
 def generated_calls(tools: list[Tool], seed: str, index: int, budget: OutputBudget) -> list[ToolCall]:
     """Calls to ``tools`` with generated arguments, spending ``budget`` (the request's)."""
-    return [_generated(tool, f"{seed}\x00{index}\x00{tool.name}", budget) for tool in tools]
+    return [generated_call(tool, f"{seed}\x00{index}\x00{tool.name}", budget) for tool in tools]
 
 
-def _generated(tool: Tool, seed: str, budget: OutputBudget) -> ToolCall:
-    if tool.kind == "custom":
-        return ToolCall("custom", tool.name, _custom_input(tool, seed, budget))
-    schema = tool.parameters or {"type": "object"}
-    arguments = instance_json(schema, seed=seed, budget=budget, param=f"{tool.where}.parameters")
-    return ToolCall("function", tool.name, arguments)
+def generated_call(tool: Tool, seed: str, budget: OutputBudget) -> ToolCall:
+    """A call to ``tool``, spending ``budget``: a function's arguments are an instance of its parameters; a custom
+    tool's input is free text, or a string matching a ``regex`` grammar (a ``lark`` grammar gets free text)."""
+    if tool.kind == "function":
+        schema = tool.parameters or {"type": "object"}
+        arguments = instance_json(schema, seed=seed, budget=budget, param=f"{tool.where}.parameters")
+        return ToolCall("function", tool.name, arguments)
+    if not tool.grammar or tool.grammar[0] != "regex":
+        return ToolCall("custom", tool.name, _content.default_answer(seed))
+    try:
+        sample = _regex_sample.sample(f"^(?:{tool.grammar[1]})$", seeded_rng(seed), budget)
+        budget.spend_chars(len(sample))
+    except (_regex_sample.RegexError, BudgetExceededError) as exc:
+        raise invalid(f"{tool.where}.format.grammar.definition", str(exc)) from None
+    return ToolCall("custom", tool.name, sample)
 
 
-def _custom_input(tool: Tool, seed: str, budget: OutputBudget) -> str:
-    """Free text, or a string matching a ``regex`` grammar (a ``lark`` grammar gets free text)."""
-    if tool.grammar and tool.grammar[0] == "regex":
-        try:
-            sample = _regex_sample.sample(f"^(?:{tool.grammar[1]})$", seeded_rng(seed), budget)
-            budget.spend_chars(len(sample))
-        except (_regex_sample.RegexError, BudgetExceededError) as exc:
-            raise invalid(f"{tool.where}.format.grammar.definition", str(exc)) from None
-        return sample
-    return _content.default_answer(seed)
+def broken_calls(behaviour: Behaviour, calls: list[ToolCall], offered: list[str]) -> list[ToolCall]:
+    """``calls`` as ``unknown-tool`` and ``bad-tool-args`` break them (a custom tool's free text is left alone;
+    other behaviours leave every call as it is)."""
+    broken = []
+    for c in calls:
+        payload = _shaping.tool_arguments(behaviour, c.payload) if c.kind == "function" else c.payload
+        broken.append(ToolCall(c.kind, _shaping.tool_name(behaviour, c.name, offered), payload))
+    return broken
 
 
 def call_id(digest: str, index: int, position: int) -> str:
@@ -82,8 +91,7 @@ def call_deltas(message: dict[str, Any]) -> list[dict[str, Any]]:
     deltas: list[dict[str, Any]] = []
     for i, call in enumerate(message["tool_calls"]):
         kind = call["type"]
-        spec = call[kind]
         field = "input" if kind == "custom" else "arguments"
-        head = {"index": i, "id": call["id"], "type": kind, kind: {"name": spec["name"], field: ""}}
-        deltas += [{"tool_calls": [head]}, {"tool_calls": [{"index": i, kind: {field: spec[field]}}]}]
+        head = {"index": i, **call, kind: {**call[kind], field: ""}}  # the call (id, type, name), its payload empty
+        deltas += [{"tool_calls": [head]}, {"tool_calls": [{"index": i, kind: {field: call[kind][field]}}]}]
     return deltas

@@ -10,12 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from evaljig_gateway import _assistant, _content, _logprobs, _shaping, _structured, _tokenizer, _validation
-from evaljig_gateway._behaviours import PLAIN, Behaviour, behaviour_for
+from evaljig_gateway._behaviours import PLAIN, behaviour_for
 from evaljig_gateway._errors import invalid
 from evaljig_gateway._limits import OutputBudget
 from evaljig_gateway._replies import Reply, json_reply, sse_reply
 from evaljig_gateway._request import Request, answer, check_prompt, check_tokens, head_of, usage_of
-from evaljig_gateway._script import ToolCall
 from evaljig_gateway._tool_choice import calls_for, tool_choice_of
 
 #: The fields checked as numbers, integers or booleans (``max_tokens`` only without ``max_completion_tokens``).
@@ -76,7 +75,7 @@ def handle(req: Request) -> Reply:
         reasoning = None
         logprobs = None
         if calls:
-            calls = _broken_calls(behaviour, calls, [tool.name for tool in policy.allowed])
+            calls = _assistant.broken_calls(behaviour, calls, [tool.name for tool in policy.allowed])
             message, finish = _assistant.call_message(calls, digest, index, legacy=policy.legacy)
             completion_tokens += sum(_content.count_tokens(c.payload) for c in calls)
             reasoning = _shaping.reasoning_for(behaviour, prompt)
@@ -113,16 +112,6 @@ def handle(req: Request) -> Reply:
     return sse_reply(_chat_chunks(head, choices, usage if include_usage else None), tokens=tokens)
 
 
-def _broken_calls(behaviour: Behaviour, calls: list[ToolCall], offered: list[str]) -> list[ToolCall]:
-    """``calls`` as ``unknown-tool`` and ``bad-tool-args`` break them (a custom tool's free text is left alone;
-    other behaviours leave every call as it is)."""
-    broken = []
-    for c in calls:
-        payload = _shaping.tool_arguments(behaviour, c.payload) if c.kind == "function" else c.payload
-        broken.append(ToolCall(c.kind, _shaping.tool_name(behaviour, c.name, offered), payload))
-    return broken
-
-
 def _chat_chunks(
     head: dict[str, Any], choices: list[dict[str, Any]], usage: dict[str, Any] | None
 ) -> list[dict[str, Any]]:
@@ -130,24 +119,25 @@ def _chat_chunks(
     chunk_head = {**head, "object": "chat.completion.chunk"}
     extra = {"usage": None} if usage is not None else {}
     events: list[dict[str, Any]] = []
+
+    def emit(index: int, delta: dict[str, Any], logprobs: Any = None, finish: str | None = None) -> None:
+        chunk = {"index": index, "delta": delta, "logprobs": logprobs, "finish_reason": finish}
+        events.append({**chunk_head, "choices": [chunk], **extra})
+
     for choice in choices:
         index, message = choice["index"], choice["message"]
-        # (delta, logprobs, finish_reason) per chunk
-        deltas: list[tuple[dict[str, Any], Any, str | None]] = [({"role": "assistant", "content": ""}, None, None)]
-        reasoning = message.get("reasoning_content")
-        if reasoning:  # thinking streams first, as vLLM and DeepSeek send it
-            deltas.extend(({"reasoning_content": p, "reasoning": p}, None, None) for p in _tokenizer.pieces(reasoning))
+        emit(index, {"role": "assistant", "content": ""})
+        # thinking streams first, as vLLM and DeepSeek send it
+        for piece in _tokenizer.pieces(message.get("reasoning_content") or ""):
+            emit(index, {"reasoning_content": piece, "reasoning": piece})
         if message.get("tool_calls") or message.get("function_call"):
-            deltas.extend((delta, None, None) for delta in _assistant.call_deltas(message))
+            for delta in _assistant.call_deltas(message):
+                emit(index, delta)
         else:
-            logprobs = (choice["logprobs"] or {}).get("content")
+            logprobs = (choice["logprobs"] or {}).get("content")  # one entry per piece of the same text
             for i, piece in enumerate(_tokenizer.pieces(message["content"])):
-                lp = {"content": [logprobs[i]], "refusal": None} if logprobs and i < len(logprobs) else None
-                deltas.append(({"content": piece}, lp, None))
-        deltas.append(({}, None, choice["finish_reason"]))
-        for delta, lp, finish in deltas:
-            chunk = {"index": index, "delta": delta, "logprobs": lp, "finish_reason": finish}
-            events.append({**chunk_head, "choices": [chunk], **extra})
+                emit(index, {"content": piece}, {"content": [logprobs[i]], "refusal": None} if logprobs else None)
+        emit(index, {}, finish=choice["finish_reason"])
     if usage is not None:
         events.append({**chunk_head, "choices": [], "usage": usage})
     return events

@@ -107,7 +107,7 @@ def handle(req: Request) -> Reply:
         echoed = None  # the prompt's columns: a token's value reads only the text before it, so one for every choice
         if echo and top is not None:
             pieces = _tokenizer.pieces(prompt.text) if prompt.pieces is None else prompt.pieces
-            echoed = _logprobs.score_pieces(prompt.text, pieces, 0, top, keyed, cache).as_dict()
+            echoed = _logprobs.score_pieces(prompt.text, pieces, 0, top, keyed, cache)._asdict()
         for k in range(n):
             text, finish = completion_text(prompt.text, answer(known, prompt.text, k), max_tokens, stop)
             # no reasoning field on this endpoint: the reasoning is hidden but counted, as OpenAI bills it
@@ -119,7 +119,7 @@ def handle(req: Request) -> Reply:
             if top is not None:
                 full = prompt.text + text
                 scored = _logprobs.score_pieces(full, _tokenizer.pieces(text), len(prompt.text), top, keyed, cache)
-                logprobs = scored.as_dict()
+                logprobs = scored._asdict()
                 if echoed is not None:  # the echoed prompt's columns, then the completion's
                     logprobs = {name: column + logprobs[name] for name, column in echoed.items()}
             full_text = prompt.text + text if echo else text

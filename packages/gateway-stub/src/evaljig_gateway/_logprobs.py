@@ -25,9 +25,8 @@ import bisect
 import re
 import zlib
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
 from itertools import accumulate
-from typing import Any
+from typing import Any, NamedTuple
 
 from evaljig_gateway import _tokenizer
 
@@ -81,12 +80,12 @@ def _consumed(region: str, answer: str) -> str:
 
 
 def _expected_piece(window: str, answer: str, consumed: str) -> str:
-    """The next piece of the answer, with a space first when it would otherwise glue onto a word."""
+    """The next piece of the answer (``consumed`` is a proper prefix of it), with a space first when it would
+    otherwise glue onto a word."""
     rest = answer[len(consumed) :]
     if not consumed and window and not window[-1].isspace():
         rest = " " + rest
-    pieces = _tokenizer.pieces(rest)
-    return pieces[0] if pieces else rest
+    return _tokenizer.pieces(rest)[0]
 
 
 def _value(window: str, token: str, low: float, spread: float) -> float:
@@ -120,13 +119,12 @@ def score(
     """
     if window is None:
         window = text[max(0, at - WINDOW) : at]
-    if keyed is not None:
-        question = keyed.question_before(at)
-        if question is not None:
-            end, answer = question
-            # the text since the question, cut to what ``_consumed`` reads (one more character for its boundary)
-            return _keyed(token, text[max(end, at - len(answer) - 9) : at], answer, window)
-    return _value(window, token, 0.001, 2.5), None
+    question = keyed.question_before(at) if keyed is not None else None
+    if question is None:
+        return _value(window, token, 0.001, 2.5), None
+    end, answer = question
+    # the text since the question, cut to what ``_consumed`` reads (one more character for its boundary)
+    return _keyed(token, text[max(end, at - len(answer) - 9) : at], answer, window)
 
 
 def _top(token: str, logprob: float, better: str | None, window: str, count: int) -> dict[str, float]:
@@ -143,18 +141,13 @@ def _top(token: str, logprob: float, better: str | None, window: str, count: int
     return dict(list(out.items())[:count])
 
 
-@dataclass(slots=True)
-class Scored:
-    """``choices[].logprobs`` columns for some tokens (OpenAI's legacy shape)."""
+class Scored(NamedTuple):
+    """``choices[].logprobs`` columns for some tokens (OpenAI's legacy shape; ``_asdict`` names them)."""
 
     tokens: list[str]
     token_logprobs: list[float | None]
     top_logprobs: list[dict[str, float] | None]
     text_offset: list[int]
-
-    def as_dict(self) -> dict[str, Any]:
-        """The columns by name, as they are (``dataclasses.asdict`` would deep-copy them)."""
-        return {field.name: getattr(self, field.name) for field in fields(self)}
 
 
 def score_pieces(
@@ -205,15 +198,13 @@ def chat_logprobs(context: str, tokens: list[str], top: int, keyed: KeyedText | 
     """
     text = context + "".join(tokens)
     scored = score_pieces(text, tokens, len(context), top, keyed, null_first=False)
-    return [
-        {
-            "token": token,
-            "logprob": logprob,
-            "bytes": list(token.encode()),
-            "top_logprobs": [
-                {"token": alt, "logprob": value, "bytes": list(alt.encode())}
-                for alt, value in sorted((alts or {}).items() if top else (), key=lambda item: -item[1])
-            ],
-        }
-        for token, logprob, alts in zip(scored.tokens, scored.token_logprobs, scored.top_logprobs, strict=True)
-    ]
+    entries = []
+    for token, logprob, alts in zip(scored.tokens, scored.token_logprobs, scored.top_logprobs, strict=True):
+        ranked = sorted((alts or {}).items() if top else (), key=lambda item: -item[1])
+        entries.append({**_entry(token, logprob), "top_logprobs": [_entry(alt, value) for alt, value in ranked]})
+    return entries
+
+
+def _entry(token: str, logprob: float | None) -> dict[str, Any]:
+    """A token as chat's ``logprobs.content`` (and each of its ``top_logprobs``) names it."""
+    return {"token": token, "logprob": logprob, "bytes": list(token.encode())}

@@ -18,23 +18,24 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
 from typing import Any
 
 import orjson
 
-from evaljig_gateway import _content, _shaping, _tokenizer, _validation
+from evaljig_gateway import _assistant, _content, _shaping, _tokenizer, _validation
 from evaljig_gateway._behaviours import behaviour_for
 from evaljig_gateway._errors import invalid, missing
 from evaljig_gateway._limits import OutputBudget
 from evaljig_gateway._replies import SSE, Reply, json_reply
 from evaljig_gateway._request import Request, answer, check_prompt
 from evaljig_gateway._schema_instance import instance_json
-from evaljig_gateway._tool_choice import check_tool_count, first_named, name_of
+from evaljig_gateway._tool_choice import Tool, check_tool_count, first_named, name_of
 
 _ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "reasoning", "item_reference"})
 _FORMATS = ("text", "json_object", "json_schema")
 _ROLES = ("user", "assistant", "system", "developer")
+#: The field holding an input item's text, by item type (a function call's text is its name and arguments).
+_TEXT_FIELDS = {"message": "content", "function_call_output": "output"}
 #: An output item as ``response.output_item.added`` announces it: nothing generated yet.
 _ADDED: dict[str, dict[str, Any]] = {
     "reasoning": {"summary": []},
@@ -76,42 +77,37 @@ def _input_items(raw: Any) -> list[dict[str, Any]]:
 
 
 def _item_text(item: dict[str, Any]) -> str:
+    """What an input item says: a message's content, a call's name and arguments, a call's output."""
     kind = item.get("type", "message")
-    if kind == "message":
-        return _content.message_text(item.get("content"))
-    if kind == "function_call_output":
-        return _content.message_text(item.get("output"))
     if kind == "function_call":
         return f"{item.get('name', '')} {item.get('arguments', '')}"
-    return ""
+    return _content.message_text(item.get(_TEXT_FIELDS[kind])) if kind in _TEXT_FIELDS else ""
 
 
-def _tools(body: dict[str, Any], max_tools: int) -> list[dict[str, Any]]:
+def _tools(body: dict[str, Any], max_tools: int) -> list[Tool]:
     """The function tools offered (other tool types are accepted and never called)."""
     tools = body.get("tools")
-    if tools is None:
-        return []
-    if not isinstance(tools, list):
+    if tools is not None and not isinstance(tools, list):
         raise invalid("tools", "must be an array")
-    check_tool_count(tools, "tools", max_tools)
+    check_tool_count(tools, "tools", max_tools)  # absent or null: no tools
     functions = []
-    for i, tool in enumerate(tools):
+    for i, tool in enumerate(tools or []):
         if not isinstance(tool, dict) or not isinstance(tool.get("type"), str):
             raise invalid(f"tools[{i}]", "must be an object with a 'type'")
         if tool["type"] != "function":
             continue
-        name_of(tool, f"tools[{i}]")
+        name = name_of(tool, f"tools[{i}]")
         params = tool.get("parameters")
         if params is not None and not isinstance(params, dict):
             raise invalid(f"tools[{i}].parameters", "must be a JSON Schema object")
-        functions.append(tool)
+        functions.append(Tool("function", name, f"tools[{i}]", params))
     return functions
 
 
-def _chosen_tool(choice: Any, tools: list[dict[str, Any]], items: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _chosen_tool(choice: Any, tools: list[Tool], items: list[dict[str, Any]]) -> Tool | None:
     """The function ``tool_choice`` calls (None, absent or null, is ``auto``), or None to answer text."""
     if isinstance(choice, dict) and choice.get("type") == "function" and isinstance(choice.get("name"), str):
-        wanted = [tool for tool in tools if tool["name"] == choice["name"]]
+        wanted = [tool for tool in tools if tool.name == choice["name"]]
         if not wanted:
             raise invalid("tool_choice", f"names a function that is not in 'tools': {choice['name']!r}")
         return wanted[0]
@@ -124,17 +120,15 @@ def _chosen_tool(choice: Any, tools: list[dict[str, Any]], items: list[dict[str,
     if choice in (None, "auto") and items[-1].get("type") == "function_call_output":
         return None  # the tool answered: finish with text
     last_user = next((_item_text(i) for i in reversed(items) if i.get("role") == "user"), "")
-    named = first_named([tool["name"] for tool in tools], last_user)
+    named = first_named([tool.name for tool in tools], last_user)
     return tools[named[0]] if named else tools[0]
 
 
 def _text_format(body: dict[str, Any]) -> dict[str, Any]:
     text = body.get("text")
-    if text is None:
-        return {"type": "text"}
-    if not isinstance(text, dict):
+    if text is not None and not isinstance(text, dict):
         raise invalid("text", "must be an object")
-    fmt = text.get("format", {"type": "text"})
+    fmt = (text or {}).get("format", {"type": "text"})
     if not isinstance(fmt, dict) or fmt.get("type") not in _FORMATS:
         raise invalid("text.format.type", f"must be one of {', '.join(_FORMATS)}")
     if fmt["type"] == "json_schema":
@@ -145,10 +139,8 @@ def _text_format(body: dict[str, Any]) -> dict[str, Any]:
     return fmt
 
 
-def _formatted(fmt: dict[str, Any], known: str | None, prompt: str, budget: OutputBudget) -> str | None:
-    """The JSON text to answer for a JSON ``text.format``, or None for plain text."""
-    if fmt["type"] == "text":
-        return None
+def _formatted(fmt: dict[str, Any], known: str | None, prompt: str, budget: OutputBudget) -> str:
+    """The JSON text to answer for a JSON ``text.format`` (``json_object`` or ``json_schema``)."""
     if known is not None:
         with contextlib.suppress(orjson.JSONDecodeError):  # the keyed answer, when it is JSON
             orjson.loads(known)
@@ -186,25 +178,23 @@ def handle(req: Request) -> Reply:
     budget = OutputBudget.of(req.limits)
     finish = "stop"
     if tool is not None:
-        index = next(i for i, t in enumerate(body["tools"]) if t is tool)  # its place in the request
-        where = f"tools[{index}].parameters"
-        schema = tool.get("parameters") or {"type": "object"}
-        arguments = instance_json(schema, seed=full_prompt, budget=budget, param=where)
-        arguments = _shaping.tool_arguments(behaviour, arguments)
-        output_tokens = _content.count_tokens(arguments)
+        generated = _assistant.generated_call(tool, full_prompt, budget)
+        [call] = _assistant.broken_calls(behaviour, [generated], [t.name for t in tools])
+        output_tokens = _content.count_tokens(call.payload)
         reasoning = _shaping.reasoning_for(behaviour, full_prompt)
         item: dict[str, Any] = {
             "type": "function_call",
             "id": f"fc_{digest[16:48]}",
             "call_id": f"call_{digest[40:64]}",
-            "name": _shaping.tool_name(behaviour, tool["name"], [t["name"] for t in tools]),
-            "arguments": arguments,
+            "name": call.name,
+            "arguments": call.payload,
             "status": "completed",
         }
     else:
-        text = _formatted(fmt, known, full_prompt, budget)  # JSON is never cut: a cut document would not parse
-        if text is None:
+        if fmt["type"] == "text":
             text, finish = _content.truncate(answer(known, full_prompt, 0), max_tokens, [])
+        else:
+            text = _formatted(fmt, known, full_prompt, budget)  # JSON is never cut: a cut document would not parse
         reasoning, text, finish = _shaping.shaped(behaviour, full_prompt, text, finish)
         output_tokens = _content.count_tokens(text)
         item = {
@@ -256,20 +246,17 @@ def handle(req: Request) -> Reply:
     return _event_stream(response, tokens) if stream else json_reply(response, tokens=tokens)
 
 
-def _part_events(
-    emit: Callable[..., None], part_kind: str, text_kind: str, where: dict[str, Any], part: dict[str, Any], **extra: Any
-) -> None:
-    """A text part's events: part added, text deltas, text done, part done (a message's ``content_part`` and
-    ``output_text``; a reasoning item's ``reasoning_summary_part`` and ``reasoning_summary_text``)."""
-    emit(f"response.{part_kind}.added", **where, part={**part, "text": ""})
-    for piece in _tokenizer.pieces(part["text"]):
-        emit(f"response.{text_kind}.delta", **where, delta=piece, **extra)
-    emit(f"response.{text_kind}.done", **where, text=part["text"], **extra)
-    emit(f"response.{part_kind}.done", **where, part=part)
+#: A text-bearing item's parts: (list field, index name, part events, text events, extra text-event fields): a
+#: message's ``content_part``/``output_text``, a reasoning item's ``reasoning_summary_part``/``_text``.
+_PARTS: dict[str, tuple[str, str, str, str, dict[str, Any]]] = {
+    "message": ("content", "content_index", "content_part", "output_text", {"logprobs": []}),
+    "reasoning": ("summary", "summary_index", "reasoning_summary_part", "reasoning_summary_text", {}),
+}
 
 
 def _event_stream(response: dict[str, Any], tokens: int) -> Reply:
-    """OpenAI's Responses event sequence for ``response``, numbered from 0."""
+    """OpenAI's Responses event sequence for ``response``, numbered from 0: each text part added, its text
+    deltas, text done, part done; a call's argument deltas and done."""
     events: list[dict[str, Any]] = []
 
     def emit(kind: str, **fields: Any) -> None:
@@ -281,17 +268,19 @@ def _event_stream(response: dict[str, Any], tokens: int) -> Reply:
     for index, item in enumerate(response["output"]):
         emit("response.output_item.added", output_index=index, item={**item, **_ADDED[item["type"]]})
         where = {"item_id": item["id"], "output_index": index}
-        if item["type"] == "reasoning":
-            for s_index, part in enumerate(item["summary"]):
-                summary = {**where, "summary_index": s_index}
-                _part_events(emit, "reasoning_summary_part", "reasoning_summary_text", summary, part)
-        elif item["type"] == "function_call":
+        if item["type"] == "function_call":
             for piece in _tokenizer.pieces(item["arguments"]):
                 emit("response.function_call_arguments.delta", **where, delta=piece)
             emit("response.function_call_arguments.done", **where, name=item["name"], arguments=item["arguments"])
         else:
-            content = {**where, "content_index": 0}
-            _part_events(emit, "content_part", "output_text", content, item["content"][0], logprobs=[])
+            parts, index_name, part_kind, text_kind, extra = _PARTS[item["type"]]
+            for part_index, part in enumerate(item[parts]):
+                at = {**where, index_name: part_index}
+                emit(f"response.{part_kind}.added", **at, part={**part, "text": ""})
+                for piece in _tokenizer.pieces(part["text"]):
+                    emit(f"response.{text_kind}.delta", **at, delta=piece, **extra)
+                emit(f"response.{text_kind}.done", **at, text=part["text"], **extra)
+                emit(f"response.{part_kind}.done", **at, part=part)
         emit("response.output_item.done", output_index=index, item=item)
     emit("response.completed" if response["status"] == "completed" else "response.incomplete", response=response)
     chunks = [b"event: " + event["type"].encode() + b"\ndata: " + orjson.dumps(event) + b"\n\n" for event in events]
