@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from evaljig_gateway._limits import BudgetExceededError, OutputBudget
 from evaljig_gateway._regex_sample import RegexError, sample
+from evaljig_gateway._schema_instance import instance_for
 
 
 def _budget(chars: int = 32 * 1024, steps: int = 25_000) -> OutputBudget:
@@ -42,14 +43,17 @@ def _extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     )
 
 
+#: How a drawn body may be referred back to after its capture: once, or repeated (a repeated back-reference is
+#: as long as what the group captured, never empty unless the capture is).
+BACK_REFERENCES = ["-\\1", "(?:\\1){3}", "(?:-\\1)+", "(?:\\1){0,2}x"]
 #: A drawn body, maybe captured and referred back to (``(X)-\1``), maybe anchored, maybe case-insensitive.
 PATTERNS = st.tuples(
     st.recursive(_atoms(), _extend, max_leaves=8),
     st.booleans(),
     st.booleans(),
     st.sampled_from(["", "(?i)"]),
-    st.booleans(),
-).map(lambda t: t[3] + ("^" if t[1] else "") + ("(" + t[0] + ")-\\1" if t[4] else t[0]) + ("$" if t[2] else ""))
+    st.sampled_from(["", *BACK_REFERENCES]),
+).map(lambda t: t[3] + ("^" if t[1] else "") + (f"({t[0]}){t[4]}" if t[4] else t[0]) + ("$" if t[2] else ""))
 
 
 @settings(max_examples=300, deadline=None)
@@ -70,6 +74,18 @@ def test_a_sample_within_length_bounds_matches_or_is_refused(pattern: str, seed:
         return
     assert re.search(pattern, text), (pattern, text)
     assert low <= len(text) <= low + width
+
+
+@pytest.mark.parametrize(
+    "pattern", [r"^(a)(?:\1){3}$", r"^(ab|cd)(?:-\1)+$", r"^(x?)(?:\1){2}y$", r"^([a-z]{2})\1{2}$"]
+)
+def test_a_repeated_back_reference_repeats_what_its_group_captured(pattern: str) -> None:
+    # ``(a)(?:\1){3}`` once drew "a": the back-reference counted as empty, so its repeats could be left out
+    for seed in range(20):
+        text = sample(pattern, random.Random(seed), _budget())
+        assert re.search(pattern, text), (pattern, text)
+    answered = instance_for({"type": "string", "pattern": pattern}, seed="a")  # a structured answer's string
+    assert re.search(pattern, answered), (pattern, answered)
 
 
 def test_same_seed_same_string() -> None:

@@ -207,19 +207,23 @@ def _refusal(parsed: Any) -> tuple[int, str | None]:
     return nodes, None
 
 
-def _shortest(items: Any) -> int:
-    """The fewest characters a match of ``items`` has (a back-reference counted as none): refuses early."""
+def _shortest(items: Any, captured: dict[int, str] | None = None) -> int:
+    """The fewest characters a match of ``items`` has: refuses early, and tells a walk whether a repeat's body
+    can match empty. A back-reference counts as its group's ``captured`` text (what a walk drew for it), else as
+    the fewest characters the group can match (the parser's ``groupwidths``)."""
     total = 0
     for op, av in items:
         name = str(op)
         if name in _ONE_CHAR:
             total += 1
         elif name == "BRANCH":
-            total += min(_shortest(branch) for branch in av[1])
+            total += min(_shortest(branch, captured) for branch in av[1])
         elif name == "SUBPATTERN":
-            total += _shortest(av[-1])
+            total += _shortest(av[-1], captured)
         elif name in _REPEATS:
-            total += av[0] * _shortest(av[2])
+            total += av[0] * _shortest(av[2], captured)
+        elif name == "GROUPREF":
+            total += len(captured[av]) if captured and av in captured else items.state.groupwidths[av][0]
     return total
 
 
@@ -285,7 +289,7 @@ class _Walker:
             self._at(str(av))
 
     def _repeat(self, low: int, high: int, body: Any) -> None:
-        if low and _shortest(body) == 0:
+        if low and _shortest(body, self._groups) == 0:
             low = 0  # a body that can match empty: fewer copies match too (the rest match empty)
         count = self._rng.randint(low, min(high, low + self._stretch))  # the parser refuses a maximum below the minimum
         if len(body) == 1 and str(body[0][0]) in _ONE_CHAR:  # a[3000], [^x]{30000}: drawn at once
