@@ -261,6 +261,10 @@ def test_custom_tools_get_custom_calls(client: openai.OpenAI) -> None:
             },
             "tools[0].function.parameters.properties.n",  # the place in the schema
         ),
+        (  # a legacy function's schema: its own place, not tools[0]'s
+            {"functions": [{"name": "f"}, {"name": "g", "parameters": {"type": "object", "properties": []}}]},
+            "functions[1].parameters.properties",
+        ),
     ],
 )
 def test_bad_tool_requests_are_a_400_naming_the_field(http: httpx.Client, extra: dict[str, Any], param: str) -> None:

@@ -151,15 +151,15 @@ def _function_tool(tool: Any, where: str) -> Tool:
     return _function(function, f"{where}.function")
 
 
-def _function(spec: Any, where: str, schema_where: str | None = None) -> Tool:
-    """The function ``spec`` declares at ``where`` (a 400 naming the field when it is not one); a schema error
-    names its place under ``schema_where``, by default ``where.parameters``."""
+def _function(spec: Any, where: str) -> Tool:
+    """The function ``spec`` declares at ``where``; a 400 naming the field (``where.parameters...`` for a
+    schema error) when it is not one."""
     name = name_of(spec, where)
     params = spec.get("parameters")
     if params is not None and not isinstance(params, dict):
         raise invalid(f"{where}.parameters", "must be a JSON Schema object")
     if params:
-        _validation.check_schema(params, schema_where or f"{where}.parameters")
+        _validation.check_schema(params, f"{where}.parameters")
     return Tool("function", name, where, params)
 
 
@@ -216,8 +216,7 @@ def _legacy(body: dict[str, Any]) -> ToolChoice:
     functions = body["functions"]
     if not isinstance(functions, list) or not functions:
         raise invalid("functions", "must be a non-empty array of function objects")
-    # a schema error names its place as ``tools[0]`` would (as it always has)
-    tools = [_function(f, f"functions[{i}]", "tools[0].function.parameters") for i, f in enumerate(functions)]
+    tools = [_function(f, f"functions[{i}]") for i, f in enumerate(functions)]
     choice = body.get("function_call")
     if choice is None or choice in ("none", "auto"):
         return ToolChoice(choice or "auto", tuple(tools), False, legacy=True)
