@@ -10,6 +10,7 @@ import ast
 import errno
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -163,6 +164,24 @@ def test_the_scaffolded_drift_case_passes_without_lighteval(repo: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout
     assert "LEV-004  PASSED" in done.stdout
+
+
+def test_the_scaffolded_python_path_cases_share_one_xdist_worker(repo: Path) -> None:
+    """``-n 2``: the scaffold's conftest keeps ``test_python_contract.py`` (lighteval imported into the worker,
+    ~13 s of CPU each time) on one worker. Only where each case ran is read: without built fixtures (``--no-build``)
+    every case stops at its provider spec, which needs no lighteval."""
+    assert init_main([*OPTIONS, "--no-build"]) == 0
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "EVALJIG_", "COV_"))}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-m", "lighteval", "-n", "2", "-v", "-p", "no:cacheprovider",
+         "-p", "no:randomly"],
+        capture_output=True, text=True, check=False, cwd=repo / LEV, env=env,
+    )  # fmt: skip
+    workers: dict[str, set[str]] = {}
+    for worker, module in re.findall(r"^\[(gw\d+)\].* (\w+\.py)::test_", done.stdout, flags=re.MULTILINE):
+        workers.setdefault(module, set()).add(worker)
+    assert len(workers.get("test_python_contract.py", ())) == 1, done.stdout
+    assert len(set().union(*workers.values())) == 2, done.stdout  # the other worker took the CLI cases
 
 
 EVALS = ["--tests-dir", "evals/tests", "--scripts-dir", "evals/scripts"]

@@ -17,8 +17,7 @@ from typing import Any
 import pytest
 
 from evaljig_config import LightEvalRun, lighteval_available
-from evaljig_fixtures import LEV_FAKE_KEY, LevDataset, LevTrace, leaked_files
-from testkit.xdist_modules import load_with_modules_together
+from evaljig_fixtures import LEV_FAKE_KEY, LevDataset, LevTrace, leaked_files, load_with_modules_together
 
 ROOT = Path(__file__).resolve().parents[4]
 FIXTURES = ROOT / "fixtures"

@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # for type checkers; at run time lazy_exports imports each na
         assert_golden_file,
         leaked_files,
     )
+    from evaljig_fixtures._lev_plugin import load_with_modules_together
     from evaljig_fixtures._regen_builder import BuildContext, Builder, Upstream, write_output
     from evaljig_fixtures._regen_command import regen_main
 
@@ -66,6 +67,7 @@ __all__ = [
     "init_main",
     "leaked_files",
     "load_dataset_package",
+    "load_with_modules_together",
     "provider_builder",
     "read_rows_jsonl",
     "regen_main",

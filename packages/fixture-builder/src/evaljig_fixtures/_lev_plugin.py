@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -242,3 +242,38 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         lev_id = facts.pop("id")
         detail = ", ".join(f"{k}={v}" for k, v in facts.items())
         terminalreporter.write_line(f"{lev_id}  {outcome.upper():6}  {duration:6.1f}s  {detail}")
+
+
+# --------------------------------------------------------------------------- xdist: in-process cases on one worker
+
+
+def load_with_modules_together(config: pytest.Config, log: Any, modules: Iterable[str]) -> Any:
+    """A ``pytest_xdist_make_scheduler`` result: xdist's ``--dist load`` with ``modules`` (file names) each kept
+    together on one worker, every other case its own unit.
+
+    Why: LEV cases on lighteval's Python API import its pipeline into the worker (about 13 s of CPU), once per
+    worker that gets one of them; plain ``load`` spreads them over every worker. The ``evaljig init`` scaffold's
+    conftest keeps its ``test_python_contract.py`` together, evaljig's own matrix its ``test_lev_api.py``.
+    (``xdist_group`` with ``--dist loadgroup`` would say the same, but pytest-xdist 3.8 marks a group through a
+    node id field pytest 9 no longer reads, so its groups are spread like any other case.)
+
+    ``def pytest_xdist_make_scheduler(config, log): return load_with_modules_together(config, log, ["test_x.py"])``
+    in a ``conftest.py``.
+
+    The units go out largest first (xdist's ``loadscope`` order), so a kept-together module starts on
+    one worker while the other workers take the single cases; None (xdist's own choice) unless
+    ``--dist load`` was asked for.
+    """
+    if config.getvalue("dist") != "load":
+        return None
+    # only under xdist, which calls this hook; pytest-xdist ships no type information
+    from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-not-found,import-untyped,unused-ignore]
+
+    together = frozenset(modules)
+
+    class ModulesTogether(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return path if path.rsplit("/", 1)[-1] in together else nodeid
+
+    return ModulesTogether(config, log)

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]  # the repository: ``testkit`` importable in the inner pytest
-
 CONFTEST = """
-from testkit.xdist_modules import load_with_modules_together
+from evaljig_fixtures import load_with_modules_together
 
 def pytest_xdist_make_scheduler(config, log):
     return load_with_modules_together(config, log, ["test_in_process.py"])
@@ -28,8 +25,7 @@ def workers_by_module(output: str) -> dict[str, set[str]]:
 
 
 @pytest.fixture
-def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+def suite(pytester: pytest.Pytester) -> pytest.Pytester:
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_in_process=CASES, test_cli_a=CASES, test_cli_b=CASES)
     return pytester
