@@ -25,6 +25,10 @@ PYPROJECTS = sorted(ROOT.glob("packages/*/pyproject.toml"))
 IMPORTED_NOT_DECLARED = {
     ("evaljig-gateway", "pytest"): "only its pytest plugin module imports pytest, and only pytest loads that module",
     ("evaljig-review", "evaljig-fixtures"): "optional: without it a stale build script is a note (the review says so)",
+    ("evaljig-fixtures", "pytest-xdist"): (
+        "only load_with_modules_together imports it, when a conftest's pytest_xdist_make_scheduler hook (which only "
+        "pytest-xdist calls) returns it"
+    ),
 }
 #: Declared without being imported, on purpose: (distribution, declared) -> why.
 DECLARED_NOT_IMPORTED = {
