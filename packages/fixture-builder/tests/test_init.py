@@ -10,7 +10,6 @@ import ast
 import errno
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from evaljig_config import load_provider_spec
 from evaljig_fixtures import init_main, load_dataset_package
 from evaljig_fixtures._cli import main
 from evaljig_fixtures._init_command import Options, planned_files
+from testkit.xdist_workers import workers_by_module
 
 LEV = Path("backend/tests/lighteval")
 ROWS = [
@@ -177,9 +177,7 @@ def test_the_scaffolded_python_path_cases_share_one_xdist_worker(repo: Path) -> 
          "-p", "no:randomly"],
         capture_output=True, text=True, check=False, cwd=repo / LEV, env=env,
     )  # fmt: skip
-    workers: dict[str, set[str]] = {}
-    for worker, module in re.findall(r"^\[(gw\d+)\].* (\w+\.py)::test_", done.stdout, flags=re.MULTILINE):
-        workers.setdefault(module, set()).add(worker)
+    workers = workers_by_module(done.stdout)
     assert len(workers.get("test_python_contract.py", ())) == 1, done.stdout
     assert len(set().union(*workers.values())) == 2, done.stdout  # the other worker took the CLI cases
 

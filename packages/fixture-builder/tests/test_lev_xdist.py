@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
+
+from testkit.xdist_workers import workers_by_module
 
 CONFTEST = """
 from evaljig_fixtures import load_with_modules_together
@@ -14,14 +14,6 @@ def pytest_xdist_make_scheduler(config, log):
 """
 CASES = "\n".join(f"def test_{i}():\n    pass\n" for i in range(6))
 INNER = ("-p", "xdist", "-n", "2", "-v", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:evaljig_report")
-
-
-def workers_by_module(output: str) -> dict[str, set[str]]:
-    """``{module: {worker, ...}}`` from ``pytest -v``'s ``[gw0] ... PASSED module::test`` lines."""
-    ran: dict[str, set[str]] = {}
-    for worker, module in re.findall(r"^\[(gw\d+)\].*PASSED (\S+?)::", output, flags=re.MULTILINE):
-        ran.setdefault(module, set()).add(worker)
-    return ran
 
 
 @pytest.fixture
