@@ -271,3 +271,38 @@ def test_bad_tool_requests_are_a_400_naming_the_field(http: httpx.Client, extra:
     response = http.post("/v1/chat/completions", json={"model": "gpt-stub", "messages": [ASK], **extra})
     assert response.status_code == 400, response.text
     assert response.json()["error"]["param"] == param
+
+
+def _nested_object(levels: int) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object"}
+    for _ in range(levels - 1):
+        schema = {"type": "object", "properties": {"a": schema}}
+    return schema
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "param"),
+    [
+        (
+            "/v1/chat/completions",
+            {"messages": [ASK], "tools": [{"type": "function", "function": {"name": "f", "parameters": None}}]},
+            "tools[0].function.parameters" + ".properties.a" * 32,
+        ),
+        (  # the flat Responses shape is checked by the same code as chat's
+            "/v1/responses",
+            {"input": "hi", "tools": [{"type": "function", "name": "f", "parameters": None}]},
+            "tools[0].parameters" + ".properties.a" * 32,
+        ),
+    ],
+)
+def test_a_tool_schema_nested_too_deep_is_a_400_on_chat_and_responses(
+    http: httpx.Client, path: str, body: dict[str, Any], param: str
+) -> None:
+    tools = body["tools"]
+    target = tools[0]["function"] if "function" in tools[0] else tools[0]
+    target["parameters"] = _nested_object(40)
+    response = http.post(path, json={"model": "gpt-stub", "tool_choice": "required", **body})
+    assert response.status_code == 400, response.text[:300]
+    error = response.json()["error"]
+    assert error["param"] == param
+    assert "nests deeper than 32 levels" in error["message"]

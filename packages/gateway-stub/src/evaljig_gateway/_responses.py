@@ -29,7 +29,7 @@ from evaljig_gateway._limits import OutputBudget
 from evaljig_gateway._replies import SSE, Reply, json_reply
 from evaljig_gateway._request import Request, answer, check_prompt
 from evaljig_gateway._schema_instance import instance_json
-from evaljig_gateway._tool_choice import Tool, check_tool_count, first_named, name_of
+from evaljig_gateway._tool_choice import Tool, check_tool_count, declared_function, first_named
 
 _ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "reasoning", "item_reference"})
 _FORMATS = ("text", "json_object", "json_schema")
@@ -96,11 +96,7 @@ def _tools(body: dict[str, Any], max_tools: int) -> list[Tool]:
             raise invalid(f"tools[{i}]", "must be an object with a 'type'")
         if tool["type"] != "function":
             continue
-        name = name_of(tool, f"tools[{i}]")
-        params = tool.get("parameters")
-        if params is not None and not isinstance(params, dict):
-            raise invalid(f"tools[{i}].parameters", "must be a JSON Schema object")
-        functions.append(Tool("function", name, f"tools[{i}]", params))
+        functions.append(declared_function(tool, f"tools[{i}]"))  # the flat shape: name and parameters at the top
     return functions
 
 

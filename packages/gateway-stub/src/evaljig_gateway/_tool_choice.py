@@ -141,17 +141,17 @@ def _tools(body: dict[str, Any]) -> list[Tool]:
         for i, tool in enumerate(raw)
         if isinstance(tool, dict) and tool.get("type") == "custom"
     }
-    return [customs[i] if i in customs else _function_tool(tool, f"tools[{i}]") for i, tool in enumerate(raw)]
+    return [customs[i] if i in customs else _chat_tool(tool, f"tools[{i}]") for i, tool in enumerate(raw)]
 
 
-def _function_tool(tool: Any, where: str) -> Tool:
+def _chat_tool(tool: Any, where: str) -> Tool:
     function = tool.get("function") if isinstance(tool, dict) else None
     if not isinstance(function, dict) or tool.get("type") != "function":
         raise invalid(where, "must be {'type': 'function', 'function': {...}}")
-    return _function(function, f"{where}.function")
+    return declared_function(function, f"{where}.function")
 
 
-def _function(spec: Any, where: str) -> Tool:
+def declared_function(spec: Any, where: str) -> Tool:
     """The function ``spec`` declares at ``where``; a 400 naming the field (``where.parameters...`` for a
     schema error) when it is not one."""
     name = name_of(spec, where)
@@ -216,7 +216,7 @@ def _legacy(body: dict[str, Any]) -> ToolChoice:
     functions = body["functions"]
     if not isinstance(functions, list) or not functions:
         raise invalid("functions", "must be a non-empty array of function objects")
-    tools = [_function(f, f"functions[{i}]") for i, f in enumerate(functions)]
+    tools = [declared_function(f, f"functions[{i}]") for i, f in enumerate(functions)]
     choice = body.get("function_call")
     if choice is None or choice in ("none", "auto"):
         return ToolChoice(choice or "auto", tuple(tools), False, legacy=True)
