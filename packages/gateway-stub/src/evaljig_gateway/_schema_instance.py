@@ -102,16 +102,11 @@ def instance_for(schema: Mapping[str, Any] | bool, *, seed: str, budget: OutputB
     generator = _Generator(schema, seed, budget)
     try:
         value = generator.value(schema, "#", 0)
+        error = generator.checker.first_error(value)  # the walk is done: where is back at "#"
     except (BudgetExceededError, UncheckableError) as exc:
         raise SchemaInstanceError(f"{generator.where}: {exc}") from None
-    except RecursionError:
+    except RecursionError:  # the walk's (the check turns its own into UncheckableError)
         raise SchemaInstanceError(f"{generator.where}: nests too deeply to answer") from None
-    try:
-        error = generator.checker.first_error(value)
-    except BudgetExceededError as exc:
-        raise SchemaInstanceError(f"#: checking the answer against the schema: {exc}") from None
-    except UncheckableError as exc:
-        raise SchemaInstanceError(f"#: {exc}") from None
     if error is not None:
         message, path = error
         at = "".join(f"/{p}" for p in path)
