@@ -278,8 +278,12 @@ class _Walker:
             if av not in self._groups:
                 raise _DeadEndError  # the group took no part in this attempt
             self._emit(self._groups[av])
-        else:  # AT: _refusal refused every construct not handled above
-            self._at(str(av))
+        elif str(av) in ("AT_BEGINNING", "AT_BEGINNING_STRING"):  # AT: _refusal refused every other construct
+            if self._length:
+                raise _DeadEndError  # '^' after text
+            self.began = True
+        else:  # AT_END, AT_END_STRING: the word boundaries are refused too
+            self.ended = True
 
     def _repeat(self, low: int, high: int, body: Any) -> None:
         if low and _shortest(body, self._groups) == 0:
@@ -322,20 +326,10 @@ class _Walker:
         on = self._ignore_case[-1] or bool(add_flags & _IGNORECASE)
         self._ignore_case.append(on and not del_flags & _IGNORECASE)
         start = len(self._out)
-        try:
-            self._seq(body)
-        finally:
-            self._ignore_case.pop()
+        self._seq(body)  # a walk that raises is dropped whole (sample draws anew): nothing to restore
+        self._ignore_case.pop()
         if group is not None:
             self._groups[group] = "".join(self._out[start:])
-
-    def _at(self, where: str) -> None:
-        if where in ("AT_BEGINNING", "AT_BEGINNING_STRING"):
-            if self._length:
-                raise _DeadEndError  # '^' after text
-            self.began = True
-        elif where in ("AT_END", "AT_END_STRING"):
-            self.ended = True
 
     def _allowed_chars(self, banned: Callable[[str], bool]) -> str:
         """A character the class does not hold; under IGNORECASE one with no case, so no other case is banned."""
