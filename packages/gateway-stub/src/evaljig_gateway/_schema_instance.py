@@ -37,7 +37,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import itertools
-import json
 import math
 import random
 import uuid
@@ -166,7 +165,7 @@ class _Generator:
         value = schema["const"]
         rest = _beside(schema, "const")
         if rest and not self._fits(value, rest):
-            raise SchemaInstanceError(f"{where}/const: {_shown(value)} does not satisfy the keywords beside it")
+            raise SchemaInstanceError(f"{where}/const: {shown(value)} does not satisfy the keywords beside it")
         return value
 
     # ------------------------------------------------------------------ dispatch
@@ -241,11 +240,9 @@ class _Generator:
         target = self._resolve(ref, where)
         rest = _beside(schema, "$ref")
         self._refs.append(str(ref))
-        try:
-            merged = {"allOf": [target, rest]} if rest else target
-            return self.value(merged, f"{where}/$ref", depth + 1)
-        finally:
-            self._refs.pop()
+        value = self.value({"allOf": [target, rest]} if rest else target, f"{where}/$ref", depth + 1)
+        self._refs.pop()  # no finally: whatever the walk raises ends it (instance_for catches nothing to go on)
+        return value
 
     def _merged(self, schema: Mapping[str, Any], where: str) -> dict[str, Any]:
         """``allOf`` folded into one schema: properties merged, bounds tightened, types intersected."""
@@ -438,8 +435,7 @@ class _Generator:
             self._budget.spend_steps(1)
             words.append(self._word())
             length += len(words[-1]) + 1
-        text = " ".join(words)
-        return text[:most] if most is not None else text
+        return " ".join(words)[:most]
 
     def _number(self, schema: Mapping[str, Any], kind: str, where: str) -> int | float:
         low, low_open = _bound(schema, "minimum", "exclusiveMinimum")
@@ -508,7 +504,7 @@ def _merge_into(out: dict[str, Any], member: Mapping[str, Any], where: str) -> N
     for key, value in member.items():
         if key == "const" and key in out and canonical(out[key]) != canonical(value):
             raise SchemaInstanceError(
-                f"{where}/allOf: its members ask for different constants, {_shown(out[key])} and {_shown(value)}"
+                f"{where}/allOf: its members ask for different constants, {shown(out[key])} and {shown(value)}"
             )
         if key not in out:
             out[key] = dict(value) if key == "properties" and isinstance(value, Mapping) else value
@@ -560,9 +556,10 @@ def _normal(value: Any) -> Any:
     return value
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
+    """``value`` for an error message, cut to 40 characters (Python's repr, as ``jsonschema``'s messages have it)."""
     try:
-        text = json.dumps(value, default=str)
+        text = repr(value)
     except ValueError:  # an integer of thousands of digits
         return "a very large number"
     return text if len(text) <= 40 else text[:37] + "..."
@@ -592,12 +589,10 @@ def _is_null(schema: Any) -> bool:
 def _cost(schema: Any, depth: int, budget: OutputBudget) -> int:
     """How big the smallest instance of ``schema`` is, roughly; a reference costs most (it may recurse)."""
     budget.spend_steps(1)  # branches of branches: without it, 8 levels of 100 branches would never end
-    if depth > 8:
+    if depth > 8 or (isinstance(schema, Mapping) and "$ref" in schema):
         return 100
     if not isinstance(schema, Mapping):
         return 1
-    if "$ref" in schema:
-        return 100
     if _is_null(schema):
         return 0
     if "const" in schema or "enum" in schema:
