@@ -26,7 +26,8 @@ from typing import Any
 
 from evaljig_gateway import _content, _validation
 from evaljig_gateway._assistant import conversation_seed
-from evaljig_gateway._errors import GatewayError, invalid, missing
+from evaljig_gateway._errors import invalid, missing
+from evaljig_gateway._limits import check_product
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,10 +62,7 @@ def check_tool_count(tools: Any, param: str, max_tools: int) -> None:
     """400 naming ``param`` when it lists more than ``max_tools`` tools, or a tool name is over ``MAX_NAME_CHARS``."""
     if not isinstance(tools, list):
         return
-    if len(tools) > max_tools:
-        limit = f"this gateway's limit of {max_tools:,} per request (evaljig-gateway serve --max-tools)"
-        message = f"Invalid value for '{param}': {len(tools):,} tools exceed {limit}."
-        raise GatewayError(400, message, param=param, code="request_too_large")
+    check_product(param, "tools declared", len(tools), max_tools, "--max-tools")
     for i, tool in enumerate(tools):
         spec = tool.get("function") or tool.get("custom") if isinstance(tool, dict) else None
         name = (spec if isinstance(spec, dict) else tool if isinstance(tool, dict) else {}).get("name")
@@ -89,8 +87,7 @@ def tool_choice_of(body: dict[str, Any], max_tools: int) -> ToolChoice:
             raise invalid("functions", "cannot be combined with 'tools'")
         return _legacy(body)
     tools = _tools(body)
-    _validation.optional(body, "parallel_tool_calls", _validation.BOOLEAN)  # absent or null: true
-    parallel = body.get("parallel_tool_calls") is not False
+    parallel = _validation.optional(body, "parallel_tool_calls", _validation.BOOLEAN) is not False  # null: true
     choice = body.get("tool_choice")
     if not tools:
         if choice not in (None, "none"):
