@@ -11,6 +11,7 @@ as a model that reads its prompt would answer.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ import orjson
 from evaljig_gateway._errors import invalid, missing
 from evaljig_gateway._limits import OutputBudget
 from evaljig_gateway._schema_instance import SchemaInstanceError, instance_for, instance_json
+from evaljig_gateway._tool_choice import name_of
 
 _PARAM = "response_format"
 #: Roles whose text may hold a prompted schema, and the bounds of the search: messages longer than
@@ -59,11 +61,7 @@ def response_format_of(body: dict[str, Any]) -> JsonFormat | None:
     spec = fmt.get("json_schema")
     if spec is None:
         raise missing(f"{_PARAM}.json_schema")
-    if not isinstance(spec, dict):
-        raise invalid(f"{_PARAM}.json_schema", "must be an object with 'name' and 'schema'")
-    name = spec.get("name")
-    if not isinstance(name, str) or not name:
-        raise missing(f"{_PARAM}.json_schema.name")
+    name_of(spec, f"{_PARAM}.json_schema")  # an object with a non-empty 'name'
     strict = spec.get("strict")
     if strict is not None and not isinstance(strict, bool):
         raise invalid(f"{_PARAM}.json_schema.strict", "must be a boolean")
@@ -111,20 +109,13 @@ def json_content(fmt: JsonFormat, known: str | None, text: str, seed: str, *, bu
 
     ``budget`` is the request's (shared by its choices).
     """
-    try:
-        keyed = orjson.loads(known or "")  # no key, or an empty answer: not JSON
-    except orjson.JSONDecodeError:
-        keyed = _NOT_JSON
-    if isinstance(keyed, dict) or (fmt.schema is not None and keyed is not _NOT_JSON):
-        return str(known)  # keyed JSON: any value under a schema, an object otherwise
+    with contextlib.suppress(orjson.JSONDecodeError):  # no key, or an empty answer: not JSON
+        if isinstance(orjson.loads(known or ""), dict) or fmt.schema is not None:
+            return str(known)  # keyed JSON: any value under a schema, an object otherwise
     if fmt.schema is not None:
         return instance_json(fmt.schema, seed=seed, budget=budget, param=f"{_PARAM}.json_schema.schema")
     if fmt.prompted is not None:
-        try:
+        # a schema in the prompt is a wish, not the request's contract: when it has no instance, any object will do
+        with contextlib.suppress(SchemaInstanceError, TypeError):
             return orjson.dumps(instance_for(fmt.prompted, seed=seed, budget=budget)).decode()
-        except (SchemaInstanceError, TypeError):
-            pass  # a schema in the prompt is a wish, not the request's contract: any object will do
     return orjson.dumps({"answer": known if known is not None else text}).decode()
-
-
-_NOT_JSON = object()
