@@ -3,7 +3,8 @@
 Apart from ``_schema_instance`` so that ``jsonschema`` (and ``referencing``, ``rpds``, ``attrs``) is
 imported the first time an answer is checked, not by every process that imports the gateway (its
 pytest plugin is loaded by every pytest run of a project that installs it); what the generator
-needs without ``jsonschema`` (:class:`UncheckableError`, :func:`canonical`) lives there.
+needs without ``jsonschema`` (:class:`UncheckableError`, :func:`canonical`,
+:func:`shown`) lives there.
 
 ``jsonschema`` judges what an answer is an instance of, but two of its habits must not reach a
 request: it runs ``re.search`` (a backtracking engine) for ``pattern`` and ``patternProperties``,
@@ -44,7 +45,7 @@ import referencing.exceptions
 from jsonschema.protocols import Validator  # type: ignore[import-untyped,unused-ignore]
 
 from evaljig_gateway._limits import BudgetExceededError, OutputBudget
-from evaljig_gateway._schema_instance import UncheckableError, canonical
+from evaljig_gateway._schema_instance import UncheckableError, canonical, shown
 
 #: Steps one keyword application costs (``jsonschema`` spends microseconds on each, the generator's steps less).
 KEYWORD_STEPS = 5
@@ -61,18 +62,13 @@ def _is_email(value: str) -> bool:
     return tld.isascii() and tld.isalpha() and tld.islower()
 
 
-def _is_uri(value: str) -> bool:
-    parts = urlsplit(value)
-    return bool(parts.scheme and parts.netloc)
-
-
 #: The formats the generator makes, each a check of a string (a ``ValueError`` fails it too).
 _FORMAT_CHECKS: dict[str, Callable[[str], object]] = {
     "date": lambda value: len(value) == 10 and datetime.date.fromisoformat(value),
     "date-time": lambda value: "T" in value and datetime.datetime.fromisoformat(value),
     "time": datetime.time.fromisoformat,
     "email": _is_email,
-    "uri": _is_uri,
+    "uri": lambda value: all(urlsplit(value)[:2]),  # a scheme and a host
     "uuid": uuid.UUID,
     "ipv4": ipaddress.IPv4Address,
     "ipv6": ipaddress.IPv6Address,
@@ -121,7 +117,7 @@ def _unique_items(validator: Validator, value: Any, instance: Any, schema: Any) 
         for item in instance:
             key = canonical(item)
             if key in seen:
-                yield jsonschema.ValidationError(f"{item!r} appears twice, and uniqueItems is true")
+                yield jsonschema.ValidationError(f"{shown(item)} appears twice, and uniqueItems is true")
                 return
             seen.add(key)
 
@@ -160,25 +156,20 @@ def _verdict(validator: Validator, schema: Any, instance: Any) -> bool | None:
 
 def _undecided(keyword: str, instance: Any) -> _UndecidedError:
     return _UndecidedError(
-        f"whether {_short(instance)} satisfies {keyword} depends on a pattern the value was not drawn for "
+        f"whether {shown(instance)} satisfies {keyword} depends on a pattern the value was not drawn for "
         "(the gateway runs no regex engine on values): not supported"
     )
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _one_of(validator: Validator, branches: Any, instance: Any, schema: Any) -> Iterator[jsonschema.ValidationError]:
     verdicts = [_verdict(validator, branch, instance) for branch in branches]
     passed, unknown = verdicts.count(True), verdicts.count(None)
     if passed >= 2:
-        yield jsonschema.ValidationError(f"{_short(instance)} is valid under more than one of the oneOf schemas")
+        yield jsonschema.ValidationError(f"{shown(instance)} is valid under more than one of the oneOf schemas")
     elif unknown:
         yield _undecided("oneOf", instance)
     elif not passed:
-        yield jsonschema.ValidationError(f"{_short(instance)} is not valid under any of the oneOf schemas")
+        yield jsonschema.ValidationError(f"{shown(instance)} is not valid under any of the oneOf schemas")
 
 
 def _not(validator: Validator, negated: Any, instance: Any, schema: Any) -> Iterator[jsonschema.ValidationError]:
@@ -186,7 +177,7 @@ def _not(validator: Validator, negated: Any, instance: Any, schema: Any) -> Iter
     if verdict is None:
         yield _undecided("not", instance)
     elif verdict:
-        yield jsonschema.ValidationError(f"{_short(instance)} should not be valid under {_short(negated)}")
+        yield jsonschema.ValidationError(f"{shown(instance)} should not be valid under {shown(negated)}")
 
 
 def _if(validator: Validator, condition: Any, instance: Any, schema: Any) -> Iterator[jsonschema.ValidationError]:
