@@ -172,23 +172,17 @@ def match_key(method: str, path: str, body: Any, ignore: frozenset[str] = DEFAUL
     """
     if body is None:
         return (method.upper(), path, b"")
-    body = canonical_value(body, ignore)
-    try:
-        return (method.upper(), path, kept(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)))
-    except orjson.JSONEncodeError:  # an integer past 64 bits, a lone surrogate
-        text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return (method.upper(), path, text.encode("utf-8", "surrogatepass"))
-
-
-def canonical_value(body: Any, ignore: frozenset[str] = DEFAULT_IGNORED_FIELDS) -> Any:
-    """The parsed body as it is compared: ignored top-level fields dropped, ``model`` without behaviour
-    tokens, integral floats as integers."""
     if isinstance(body, dict):
         body = {k: v for k, v in body.items() if k not in ignore}
         model = body.get("model")
         if isinstance(model, str):
             body["model"] = base_model(model)
-    return _integral_floats_as_ints(body)
+    body = _integral_floats_as_ints(body)
+    try:
+        return (method.upper(), path, kept(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)))
+    except orjson.JSONEncodeError:  # an integer past 64 bits, a lone surrogate
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return (method.upper(), path, text.encode("utf-8", "surrogatepass"))
 
 
 def _integral_floats_as_ints(value: Any) -> Any:
@@ -268,7 +262,7 @@ def items_of(path: Path | str, exchanges: Sequence[Exchange]) -> list[Item]:
         try:
             items.append((exchange, item_text(exchange)))
         except ValueError as exc:
-            raise CassetteError(f"{path}: refusing to write the cassette: interactions[{index}].{exc}") from None
+            raise _refused(path, f"interactions[{index}].{exc}") from None
     return items
 
 
@@ -314,9 +308,7 @@ def write_items(
     # and wrapped, split across a streamed answer's deltas): named (never its value) with the spelling and line.
     hit = find_secret(data, secrets or {})
     if hit is not None:
-        raise CassetteError(
-            f"{path}: refusing to write the cassette: {hit.where} holds {hit.label} ({hit.form}); nothing was written"
-        )
+        raise _refused(path, f"{hit.where} holds {hit.label} ({hit.form}); nothing was written")
     write_bytes_atomic(path, data)
     return len(data)
 
@@ -327,17 +319,15 @@ def check_names(path: Path | str, exchanges: Sequence[Exchange]) -> None:
     like ``api_key``."""
     for index, exchange in enumerate(exchanges):
         named = credential_params(urlsplit(exchange.path).query)
-        if named:
-            raise CassetteError(
-                f"{path}: refusing to write the cassette: interactions[{index}].request.uri has a query "
-                f"parameter '{named[0]}' (credentials are never recorded)"
-            )
-        found = next((key for key in _keys(request_json(exchange.request_body)) if _SECRET_FIELD.match(key)), None)
-        if found is not None:
-            raise CassetteError(
-                f"{path}: refusing to write the cassette: interactions[{index}].request.body has a field "
-                f"'{found}' (credentials are never recorded)"
-            )
+        field = next((key for key in _keys(request_json(exchange.request_body)) if _SECRET_FIELD.match(key)), None)
+        found = f"uri has a query parameter '{named[0]}'" if named else f"body has a field '{field}'" if field else ""
+        if found:
+            raise _refused(path, f"interactions[{index}].request.{found} (credentials are never recorded)")
+
+
+def _refused(path: Path | str, reason: str) -> CassetteError:
+    """The one form of every refusal to write a cassette."""
+    return CassetteError(f"{path}: refusing to write the cassette: {reason}")
 
 
 def _keys(value: Any) -> Iterator[str]:
@@ -364,6 +354,11 @@ def load_cassette(path: Path, max_bytes: int = DEFAULT_MAX_CASSETTE_BYTES) -> li
     Bounded whatever the file holds: its size by ``max_bytes`` (checked before parsing), its nesting by
     ``MAX_DEPTH``, and no anchors or aliases, so what is built is proportional to the file.
     """
+    return _load(path, max_bytes)[0]
+
+
+def _load(path: Path, max_bytes: int) -> tuple[list[Exchange], bytes]:
+    """:func:`load_cassette`'s exchanges and the bytes they were read from (the file is read once)."""
     try:
         with path.open("rb") as stream:
             size = os.fstat(stream.fileno()).st_size
@@ -372,13 +367,13 @@ def load_cassette(path: Path, max_bytes: int = DEFAULT_MAX_CASSETTE_BYTES) -> li
                     f"{path}: the cassette is {size:,} bytes, over the limit of {max_bytes:,} bytes "
                     "(--max-cassette-bytes)"
                 )
-            document = loads_yaml_strict(stream, max_depth=MAX_DEPTH, document="a cassette")
+            raw = stream.read()
+        document = loads_yaml_strict(raw, max_depth=MAX_DEPTH, document="a cassette")
     except StrictYAMLError as exc:
-        if exc.kind == "syntax":
-            where = f"line {exc.line}, column {exc.column}: " if exc.line is not None else ""
-            raise CassetteError(f"{path}: {where}not valid YAML: {exc.reason}") from None
+        where = f"line {exc.line}, column {exc.column}: " if exc.line is not None else ""
+        what = "not valid YAML: " if exc.kind == "syntax" else ""
         fix = "; keep the one you mean, or re-record the cassette" if exc.kind == "duplicate" else ""
-        raise CassetteError(f"{path}: {exc}{fix}") from None
+        raise CassetteError(f"{path}: {where}{what}{exc.reason}{fix}") from None
     except OSError as exc:
         raise CassetteError(f"{path}: cannot read the cassette: {exc.strerror or exc}") from None
     if not isinstance(document, dict):
@@ -386,7 +381,7 @@ def load_cassette(path: Path, max_bytes: int = DEFAULT_MAX_CASSETTE_BYTES) -> li
     interactions = document.get("interactions")
     if not isinstance(interactions, list):
         raise CassetteError(f"{path}: interactions: expected a list, got {_kind(interactions)}")
-    return [_exchange(_Node(path, f"interactions[{i}]", item).mapping()) for i, item in enumerate(interactions)]
+    return [_exchange(_Node(path, f"interactions[{i}]", item).mapping()) for i, item in enumerate(interactions)], raw
 
 
 def read_items(path: Path, max_bytes: int = DEFAULT_MAX_CASSETTE_BYTES) -> list[Item]:
@@ -395,11 +390,7 @@ def read_items(path: Path, max_bytes: int = DEFAULT_MAX_CASSETTE_BYTES) -> list[
     A file laid out as a writer of vcrpy's format lays it out (``interactions:``, its items at column 0,
     ``version: 1`` last) is cut at its items; any other layout is serialised again (same values).
     """
-    exchanges = load_cassette(path, max_bytes)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise CassetteError(f"{path}: cannot read the cassette: {exc.strerror or exc}") from None
+    exchanges, raw = _load(path, max_bytes)
     if exchanges and raw.startswith(_HEAD + b"- ") and raw.endswith(b"\n" + _TAIL):
         texts = re.split(b"(?<=\n)(?=- )", raw[len(_HEAD) : -len(_TAIL)])  # cut before each "- " at a line start
         if len(texts) == len(exchanges):
