@@ -354,11 +354,6 @@ def load_cassette(path: Path, max_bytes: int = DEFAULT_MAX_CASSETTE_BYTES) -> li
     Bounded whatever the file holds: its size by ``max_bytes`` (checked before parsing), its nesting by
     ``MAX_DEPTH``, and no anchors or aliases, so what is built is proportional to the file.
     """
-    return _load(path, max_bytes)[0]
-
-
-def _load(path: Path, max_bytes: int) -> tuple[list[Exchange], bytes]:
-    """:func:`load_cassette`'s exchanges and the bytes they were read from (the file is read once)."""
     try:
         with path.open("rb") as stream:
             size = os.fstat(stream.fileno()).st_size
@@ -367,8 +362,7 @@ def _load(path: Path, max_bytes: int) -> tuple[list[Exchange], bytes]:
                     f"{path}: the cassette is {size:,} bytes, over the limit of {max_bytes:,} bytes "
                     "(--max-cassette-bytes)"
                 )
-            raw = stream.read()
-        document = loads_yaml_strict(raw, max_depth=MAX_DEPTH, document="a cassette")
+            document = loads_yaml_strict(stream, max_depth=MAX_DEPTH, document="a cassette")
     except StrictYAMLError as exc:
         where = f"line {exc.line}, column {exc.column}: " if exc.line is not None else ""
         what = "not valid YAML: " if exc.kind == "syntax" else ""
@@ -381,7 +375,7 @@ def _load(path: Path, max_bytes: int) -> tuple[list[Exchange], bytes]:
     interactions = document.get("interactions")
     if not isinstance(interactions, list):
         raise CassetteError(f"{path}: interactions: expected a list, got {_kind(interactions)}")
-    return [_exchange(_Node(path, f"interactions[{i}]", item).mapping()) for i, item in enumerate(interactions)], raw
+    return [_exchange(_Node(path, f"interactions[{i}]", item).mapping()) for i, item in enumerate(interactions)]
 
 
 def read_items(path: Path, max_bytes: int = DEFAULT_MAX_CASSETTE_BYTES) -> list[Item]:
@@ -390,7 +384,11 @@ def read_items(path: Path, max_bytes: int = DEFAULT_MAX_CASSETTE_BYTES) -> list[
     A file laid out as a writer of vcrpy's format lays it out (``interactions:``, its items at column 0,
     ``version: 1`` last) is cut at its items; any other layout is serialised again (same values).
     """
-    exchanges, raw = _load(path, max_bytes)
+    exchanges = load_cassette(path, max_bytes)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise CassetteError(f"{path}: cannot read the cassette: {exc.strerror or exc}") from None
     if exchanges and raw.startswith(_HEAD + b"- ") and raw.endswith(b"\n" + _TAIL):
         texts = re.split(b"(?<=\n)(?=- )", raw[len(_HEAD) : -len(_TAIL)])  # cut before each "- " at a line start
         if len(texts) == len(exchanges):
