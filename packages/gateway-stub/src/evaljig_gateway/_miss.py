@@ -89,21 +89,16 @@ def pair_hashes(fields: dict[str, str]) -> frozenset[int]:
 class Group:
     """The recordings of one method and path (query left out): what a miss is compared with."""
 
-    bodies: list[bytes] = field(default_factory=list)
-    """Each recording's canonical body."""
-    places: list[int] = field(default_factory=list)
-    """Each recording's index in the cassette (``interactions[i]``)."""
-    sizes: list[int] = field(default_factory=list)
+    recordings: list[tuple[bytes, int, int]] = field(default_factory=list)
+    """Each recording's canonical body, index in the cassette (``interactions[i]``) and number of pair hashes."""
     postings: dict[int, list[int]] = field(default_factory=dict)
+    """Each pair hash's recordings (their positions in ``recordings``)."""
 
     def add(self, body: bytes, place: int) -> None:
         hashes = pair_hashes(_fields(body))
-        at = len(self.bodies)
-        self.bodies.append(body)
-        self.places.append(place)
-        self.sizes.append(len(hashes))
         for h in hashes:
-            self.postings.setdefault(h, []).append(at)
+            self.postings.setdefault(h, []).append(len(self.recordings))
+        self.recordings.append((body, place, len(hashes)))
 
 
 def miss(group: Group | None, method: str, target: str, body: bytes) -> GatewayError:
@@ -117,12 +112,12 @@ def miss(group: Group | None, method: str, target: str, body: bytes) -> GatewayE
     shared = Counter(at for h in wanted_hashes for at in group.postings.get(h, ()))
 
     def jaccard(at: int) -> float:
-        union = len(wanted_hashes) + group.sizes[at] - shared[at]
+        union = len(wanted_hashes) + group.recordings[at][2] - shared[at]
         return shared[at] / union if union else 1.0
 
-    best = max(range(len(group.bodies)), key=jaccard)  # the first of equal scores: the earliest recording
-    recorded = _fields(group.bodies[best])
-    return GatewayError(404, explain(method, target, group.places[best], recorded, wanted), code=CODE)
+    best = max(range(len(group.recordings)), key=jaccard)  # the first of equal scores: the earliest recording
+    recorded, place, _ = group.recordings[best]
+    return GatewayError(404, explain(method, target, place, _fields(recorded), wanted), code=CODE)
 
 
 def explain(method: str, target: str, place: int, recorded: dict[str, str], wanted: dict[str, str]) -> str:

@@ -109,11 +109,9 @@ class Replayer:
         with self._lock:
             self._pending += Counter({key: delta})  # Counter's += drops a count that falls to 0
 
-    def answer(self, key: MatchKey) -> Reply | None:
-        """The next recorded answer for ``key`` (the last one again once all were used), or None on a miss."""
-        answers = self._answers.get(key)
-        if answers is None:
-            return None
+    def answer(self, key: MatchKey) -> Reply:
+        """The next recorded answer for a ``key`` the cassette ``holds`` (the last one again once all were used)."""
+        answers = self._answers[key]  # the app asks only for what ``holds`` found: recordings are never removed
         with self._lock:
             at = self._cursors.get(key, 0)
             self._cursors[key] = at + 1
