@@ -172,23 +172,17 @@ def match_key(method: str, path: str, body: Any, ignore: frozenset[str] = DEFAUL
     """
     if body is None:
         return (method.upper(), path, b"")
-    body = canonical_value(body, ignore)
-    try:
-        return (method.upper(), path, kept(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)))
-    except orjson.JSONEncodeError:  # an integer past 64 bits, a lone surrogate
-        text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return (method.upper(), path, text.encode("utf-8", "surrogatepass"))
-
-
-def canonical_value(body: Any, ignore: frozenset[str] = DEFAULT_IGNORED_FIELDS) -> Any:
-    """The parsed body as it is compared: ignored top-level fields dropped, ``model`` without behaviour
-    tokens, integral floats as integers."""
     if isinstance(body, dict):
         body = {k: v for k, v in body.items() if k not in ignore}
         model = body.get("model")
         if isinstance(model, str):
             body["model"] = base_model(model)
-    return _integral_floats_as_ints(body)
+    body = _integral_floats_as_ints(body)
+    try:
+        return (method.upper(), path, kept(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)))
+    except orjson.JSONEncodeError:  # an integer past 64 bits, a lone surrogate
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return (method.upper(), path, text.encode("utf-8", "surrogatepass"))
 
 
 def _integral_floats_as_ints(value: Any) -> Any:
@@ -268,7 +262,7 @@ def items_of(path: Path | str, exchanges: Sequence[Exchange]) -> list[Item]:
         try:
             items.append((exchange, item_text(exchange)))
         except ValueError as exc:
-            raise CassetteError(f"{path}: refusing to write the cassette: interactions[{index}].{exc}") from None
+            raise _refused(path, f"interactions[{index}].{exc}") from None
     return items
 
 
@@ -314,9 +308,7 @@ def write_items(
     # and wrapped, split across a streamed answer's deltas): named (never its value) with the spelling and line.
     hit = find_secret(data, secrets or {})
     if hit is not None:
-        raise CassetteError(
-            f"{path}: refusing to write the cassette: {hit.where} holds {hit.label} ({hit.form}); nothing was written"
-        )
+        raise _refused(path, f"{hit.where} holds {hit.label} ({hit.form}); nothing was written")
     write_bytes_atomic(path, data)
     return len(data)
 
@@ -327,17 +319,15 @@ def check_names(path: Path | str, exchanges: Sequence[Exchange]) -> None:
     like ``api_key``."""
     for index, exchange in enumerate(exchanges):
         named = credential_params(urlsplit(exchange.path).query)
-        if named:
-            raise CassetteError(
-                f"{path}: refusing to write the cassette: interactions[{index}].request.uri has a query "
-                f"parameter '{named[0]}' (credentials are never recorded)"
-            )
-        found = next((key for key in _keys(request_json(exchange.request_body)) if _SECRET_FIELD.match(key)), None)
-        if found is not None:
-            raise CassetteError(
-                f"{path}: refusing to write the cassette: interactions[{index}].request.body has a field "
-                f"'{found}' (credentials are never recorded)"
-            )
+        field = next((key for key in _keys(request_json(exchange.request_body)) if _SECRET_FIELD.match(key)), None)
+        found = f"uri has a query parameter '{named[0]}'" if named else f"body has a field '{field}'" if field else ""
+        if found:
+            raise _refused(path, f"interactions[{index}].request.{found} (credentials are never recorded)")
+
+
+def _refused(path: Path | str, reason: str) -> CassetteError:
+    """The one form of every refusal to write a cassette."""
+    return CassetteError(f"{path}: refusing to write the cassette: {reason}")
 
 
 def _keys(value: Any) -> Iterator[str]:
@@ -374,11 +364,10 @@ def load_cassette(path: Path, max_bytes: int = DEFAULT_MAX_CASSETTE_BYTES) -> li
                 )
             document = loads_yaml_strict(stream, max_depth=MAX_DEPTH, document="a cassette")
     except StrictYAMLError as exc:
-        if exc.kind == "syntax":
-            where = f"line {exc.line}, column {exc.column}: " if exc.line is not None else ""
-            raise CassetteError(f"{path}: {where}not valid YAML: {exc.reason}") from None
+        where = f"line {exc.line}, column {exc.column}: " if exc.line is not None else ""
+        what = "not valid YAML: " if exc.kind == "syntax" else ""
         fix = "; keep the one you mean, or re-record the cassette" if exc.kind == "duplicate" else ""
-        raise CassetteError(f"{path}: {exc}{fix}") from None
+        raise CassetteError(f"{path}: {where}{what}{exc.reason}{fix}") from None
     except OSError as exc:
         raise CassetteError(f"{path}: cannot read the cassette: {exc.strerror or exc}") from None
     if not isinstance(document, dict):

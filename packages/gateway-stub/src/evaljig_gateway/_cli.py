@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from evaljig_common import one_line_errors
-from evaljig_gateway._answers import AnswerKeyError, load_answer_key
+from evaljig_gateway._answers import AnswerKeyError
 from evaljig_gateway._app import DEFAULT_RETRY_AFTER_MS
 from evaljig_gateway._behaviours import behaviour_table_markdown
 from evaljig_gateway._cassette import DEFAULT_IGNORED_FIELDS, DEFAULT_MAX_CASSETTE_BYTES, CassetteError
@@ -121,19 +121,14 @@ def _refuse(message: str) -> int:
 def _verdict(args: argparse.Namespace) -> int:
     if args.max_attempts < 1:
         return _refuse(f"--max-attempts must be at least 1, got {args.max_attempts}")
+    if args.journal is not None:
+        source, fix = str(args.journal), "pass a journal written by 'evaljig-gateway serve --journal' (this version)"
+    else:
+        source, fix = args.url.rstrip("/") + "/_gateway/calls", "point --url at a running gateway's base URL"
     try:
-        if args.journal is not None:
-            entries: list[Any] = load_journal_file(args.journal)
-            source = str(args.journal)
-        else:
-            source = args.url.rstrip("/") + "/_gateway/calls"
-            entries = _fetch_calls(source)
+        entries = load_journal_file(args.journal) if args.journal is not None else _fetch_calls(source)
         result = judge(entries, max_attempts=args.max_attempts, source=source)
     except VerdictInputError as exc:
-        if args.url is not None:
-            fix = "point --url at a running gateway's base URL"
-        else:
-            fix = "pass a journal written by 'evaljig-gateway serve --journal' (this version)"
         return _refuse(f"verdict: {exc}; fix: {fix}")
     sys.stdout.write(json.dumps(result.as_dict(), indent=2) + "\n" if args.json else result.render())
     return 0 if result.passed else 1
@@ -168,11 +163,10 @@ def _serve(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         return _refuse(f"--port must be between 0 and 65535, got {args.port}")
     try:
-        answers = load_answer_key(args.answers) if args.answers else None
         gateway = Gateway(
             host=args.host,
             port=args.port,
-            answers=answers,
+            answers=args.answers,  # a Path: the Gateway loads it (load_answer_key)
             limits=Limits(**{f.name: getattr(args, f.name) for f in fields(Limits)}),
             journal=Journal(
                 args.journal_capacity,

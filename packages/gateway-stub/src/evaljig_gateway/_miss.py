@@ -71,6 +71,11 @@ def _json_text(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
+def _fields(body: bytes) -> dict[str, str]:
+    """The fields of a canonical body (a match key's third part; none for no body), flattened."""
+    return flatten(loads_json(body)) if body else {}
+
+
 def pair_hashes(fields: dict[str, str]) -> frozenset[int]:
     """The indexed form of a flattened body: a hash per (path, value), the fields past the cap folded into one."""
     items = list(fields.items())
@@ -84,40 +89,35 @@ def pair_hashes(fields: dict[str, str]) -> frozenset[int]:
 class Group:
     """The recordings of one method and path (query left out): what a miss is compared with."""
 
-    bodies: list[bytes] = field(default_factory=list)
-    """Each recording's canonical body."""
-    places: list[int] = field(default_factory=list)
-    """Each recording's index in the cassette (``interactions[i]``)."""
-    sizes: list[int] = field(default_factory=list)
+    recordings: list[tuple[bytes, int, int]] = field(default_factory=list)
+    """Each recording's canonical body, index in the cassette (``interactions[i]``) and number of pair hashes."""
     postings: dict[int, list[int]] = field(default_factory=dict)
+    """Each pair hash's recordings (their positions in ``recordings``)."""
 
-    def add(self, body: bytes, value: Any, place: int) -> None:
-        hashes = pair_hashes(flatten(value)) if body else frozenset()
-        at = len(self.bodies)
-        self.bodies.append(body)
-        self.places.append(place)
-        self.sizes.append(len(hashes))
+    def add(self, body: bytes, place: int) -> None:
+        hashes = pair_hashes(_fields(body))
         for h in hashes:
-            self.postings.setdefault(h, []).append(at)
+            self.postings.setdefault(h, []).append(len(self.recordings))
+        self.recordings.append((body, place, len(hashes)))
 
 
 def miss(group: Group | None, method: str, target: str, body: bytes) -> GatewayError:
     """The 404 for a request no recording matches, naming the closest recording of ``group`` (its method and
     path) and the fields that differ."""
-    if group is None or not group.bodies:
+    if group is None:  # a group is made with its first recording
         nothing = f"Cassette miss: nothing was recorded for {method} {target.split('?', 1)[0]}"
         return GatewayError(404, f"{nothing} (evaljig gateway replay: no recorded answer for this request).", code=CODE)
-    wanted = flatten(loads_json(body)) if body else {}
+    wanted = _fields(body)
     wanted_hashes = pair_hashes(wanted)
     shared = Counter(at for h in wanted_hashes for at in group.postings.get(h, ()))
 
     def jaccard(at: int) -> float:
-        union = len(wanted_hashes) + group.sizes[at] - shared[at]
+        union = len(wanted_hashes) + group.recordings[at][2] - shared[at]
         return shared[at] / union if union else 1.0
 
-    best = max(range(len(group.bodies)), key=jaccard)  # the first of equal scores: the earliest recording
-    recorded = flatten(loads_json(group.bodies[best])) if group.bodies[best] else {}
-    return GatewayError(404, explain(method, target, group.places[best], recorded, wanted), code=CODE)
+    best = max(range(len(group.recordings)), key=jaccard)  # the first of equal scores: the earliest recording
+    recorded, place, _ = group.recordings[best]
+    return GatewayError(404, explain(method, target, place, _fields(recorded), wanted), code=CODE)
 
 
 def explain(method: str, target: str, place: int, recorded: dict[str, str], wanted: dict[str, str]) -> str:

@@ -174,24 +174,17 @@ class Recorder:
         else:
             body_text = _json_or_text(content, "json" in content_type)
             reply = Reply(response.status_code, content, content_type.encode(), others)
-        request_text = _request_text(raw)
         status = response.status_code
-        if body_text is None or request_text is None or not (200 <= status < 300 or status in RECORDED_STATUSES):
+        if body_text is None or not (200 <= status < 300 or status in RECORDED_STATUSES):
             return reply, None
+        # the app parsed the request's JSON (a 400 otherwise) before forwarding it, so this parse succeeds
+        request_text = pretty_json(loads_json(raw)) if raw.strip() else ""
         return reply, Exchange(method, path, request_text, status, kept, body_text, responses.get(status, ""))
 
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.aclose()
             self._client = None
-
-
-def _request_text(raw: bytes) -> str | None:
-    """The request body pretty-printed; None when it is not JSON (such an exchange is not recorded)."""
-    try:
-        return pretty_json(loads_json(raw)) if raw.strip() else ""
-    except ValueError:  # UnicodeDecodeError included
-        return None
 
 
 def _json_or_text(content: bytes, json_type: bool) -> str | None:

@@ -29,7 +29,6 @@ from evaljig_gateway._cassette import (
     SSE_TYPE,
     Exchange,
     MatchKey,
-    canonical_value,
     compact_json,
     match_key,
     request_json,
@@ -85,8 +84,7 @@ class Replayer:
     def add(self, exchange: Exchange, *, used: bool = False) -> None:
         """File ``exchange`` after those already recorded for the same request (``used``: it was just sent to a
         client, so that request's cursor moves past it)."""
-        body = request_json(exchange.request_body)
-        key = self.key(exchange.method, exchange.path, body)
+        key = self.key(exchange.method, exchange.path, request_json(exchange.request_body))
         with self._lock:
             answers = self._answers.setdefault(key, [])
             answers.append(_answer(exchange))
@@ -94,7 +92,7 @@ class Replayer:
                 self._cursors[key] = len(answers)
             if len(answers) == 1:  # a miss is compared with distinct requests
                 group = self._groups.setdefault((key[0], key[1].split("?", 1)[0]), Group())
-                group.add(key[2], canonical_value(body, self.ignore), self._count)
+                group.add(key[2], self._count)
             self._count += 1
 
     def holds(self, key: MatchKey) -> bool:
@@ -111,11 +109,9 @@ class Replayer:
         with self._lock:
             self._pending += Counter({key: delta})  # Counter's += drops a count that falls to 0
 
-    def answer(self, key: MatchKey) -> Reply | None:
-        """The next recorded answer for ``key`` (the last one again once all were used), or None on a miss."""
-        answers = self._answers.get(key)
-        if answers is None:
-            return None
+    def answer(self, key: MatchKey) -> Reply:
+        """The next recorded answer for a ``key`` the cassette ``holds`` (the last one again once all were used)."""
+        answers = self._answers[key]  # the app asks only for what ``holds`` found: recordings are never removed
         with self._lock:
             at = self._cursors.get(key, 0)
             self._cursors[key] = at + 1

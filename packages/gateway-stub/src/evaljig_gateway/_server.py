@@ -30,15 +30,10 @@ class GatewayStartError(EvaljigError, RuntimeError):
 
 def bind_socket(host: str = LOOPBACK, port: int = 0) -> socket.socket:
     """Bind (and listen) before the server starts, so the port is known and owned."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
+    try:  # SO_REUSEADDR set (on POSIX), closed again if the bind fails
+        return socket.create_server((host, port), backlog=2048)
     except OSError as exc:
-        sock.close()
         raise GatewayStartError(f"cannot bind {host}:{port}: {exc.strerror or exc}") from exc
-    sock.listen(2048)
-    return sock
 
 
 def uvicorn_config(app: GatewayApp) -> uvicorn.Config:
