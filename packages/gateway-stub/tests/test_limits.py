@@ -16,7 +16,8 @@ import pytest
 
 from evaljig_gateway import Gateway, Limits, _content, _logprobs, _tokenizer
 from evaljig_gateway._errors import GatewayError
-from evaljig_gateway._limits import check_echo, echo_cost
+from evaljig_gateway._limits import check_echo
+from evaljig_gateway._token_ids import vocabulary_bytes
 
 from .conftest import CHAT
 
@@ -119,16 +120,33 @@ def test_echo_is_counted_as_prompt_tokens_x_n_x_logprobs(n: int, logprobs: int |
 @pytest.mark.parametrize(
     ("prompts", "n", "logprobs", "cost"),
     [
-        ("Say: hi, there", 1, None, 5),
+        (["Say: hi, there"], 1, None, 5),
         (["a b", "c"], 2, 3, 18),
-        ([101, 102, 103], 2, 5, 30),  # one prompt as token ids
-        ([[1, 2], [3]], 1, 0, 3),  # several prompts as token ids
         ([], 4, 5, 0),
     ],
 )
-def test_echo_cost_takes_text_or_token_ids(prompts: Any, n: int, logprobs: int | None, cost: int) -> None:
-    assert echo_cost(prompts, n, logprobs) == cost
+def test_echo_cost_is_prompt_tokens_x_n_x_logprobs(prompts: Any, n: int, logprobs: int | None, cost: int) -> None:
     check_echo(Limits(max_echo_tokens=max(cost, 1)), prompts, n, logprobs)  # at the limit: no error
+    if cost:
+        with pytest.raises(GatewayError) as refused:
+            check_echo(Limits(max_echo_tokens=cost - 1), prompts, n, logprobs)
+        assert refused.value.param == "echo"
+        assert f"= {cost:,} exceeds" in refused.value.message
+
+
+@pytest.mark.parametrize("several", [False, True])
+def test_echo_of_token_id_prompts_is_counted(several: bool) -> None:
+    """One token-id prompt or several: the echo limit counts their tokens as it counts text's."""
+    ranks = {token: rank for rank, token in enumerate(vocabulary_bytes())}
+    ids = [ranks[piece.encode()] for piece in _tokenizer.pieces("Say: hi, there")]  # 5 tokens
+    body = {"model": "m", "prompt": [ids[:2], ids[2:]] if several else ids, "echo": True, "n": 2, "logprobs": 3}
+    cost = 5 * 2 * 3
+    with Gateway(limits=Limits(max_echo_tokens=cost)) as gw, httpx.Client(base_url=gw.url) as http:
+        assert http.post("/v1/completions", json={**body, "max_tokens": 0}).status_code == 200  # at the limit
+    with Gateway(limits=Limits(max_echo_tokens=cost - 1)) as gw, httpx.Client(base_url=gw.url) as http:
+        error = _error(http.post("/v1/completions", json={**body, "max_tokens": 0}))
+    assert error["param"] == "echo"
+    assert f"= {cost:,} exceeds" in error["message"]
 
 
 def test_echo_counting_stops_once_over_the_limit() -> None:

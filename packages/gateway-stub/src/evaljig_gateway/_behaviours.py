@@ -139,15 +139,13 @@ def behaviour_for(model: str) -> Behaviour:
     """Parse a model name into its behaviour (cached: this sits on the hot path)."""
     name = model.lower()
     numbers = {word: int(m.group(1)) if (m := rx.search(name)) else None for word, rx in _NUMBERED.items()}
+    rate_limited = "rate-limit" in name
     if "always-fail" in name:
         fail_first = ALWAYS
     elif "fail-once" in name:
         fail_first = 1
-    else:
-        fail_first = numbers["fail"] or 0
-    rate_limited = "rate-limit" in name
-    if rate_limited and fail_first == 0:
-        fail_first = ALWAYS
+    else:  # rate-limit alone (or with fail-0) limits every call
+        fail_first = numbers["fail"] or (ALWAYS if rate_limited else 0)
     behaviour = Behaviour(
         fail_first=fail_first,
         failure_status=429 if rate_limited else 500,

@@ -37,6 +37,10 @@ DEFAULT_MAX_MODELS = 10_000
 ENTRY_OVERHEAD = 256
 
 
+#: What the verdict reads of a call besides status and body: the times, the asked wait, a cut answer.
+_TIMING = ("started_ns", "ended_ns", "wall_time", "retry_after_ms", "cut")
+
+
 @dataclass(frozen=True, slots=True)
 class Call:
     """One answered request."""
@@ -101,17 +105,7 @@ class Call:
             "body_truncated": self.truncated,
             **({"miss": self.miss} if self.miss is not None else {}),
             **({"error_code": self.error_code} if self.error_code is not None else {}),
-            **(self.timing() if timed else {}),
-        }
-
-    def timing(self) -> dict[str, Any]:
-        """What the verdict reads besides status and body: the times, the asked wait, a cut answer."""
-        return {
-            "started_ns": self.started_ns,
-            "ended_ns": self.ended_ns,
-            "wall_time": self.wall_time,
-            "retry_after_ms": self.retry_after_ms,
-            "cut": self.cut,
+            **({name: getattr(self, name) for name in _TIMING} if timed else {}),
         }
 
 
@@ -136,14 +130,10 @@ def retry_after_of(headers: Sequence[tuple[bytes, bytes]]) -> int | None:
 
 
 #: What the journal keeps of a call: ``Call``'s fields in order, then what the entry costs (``ENTRY_OVERHEAD``
-#: plus its strings). A tuple costs a tenth of a frozen dataclass to make; readers get ``Call`` objects.
+#: plus its strings). A tuple costs a tenth of a frozen dataclass to make; readers get ``Call(*entry[:-1])``.
 _Entry = tuple[
     int, str, str, str | None, int, int, bytes, int, str | None, int, int, float, int | None, bool, str | None, int
 ]
-
-
-def _call(entry: _Entry) -> Call:
-    return Call(*entry[:-1])
 
 
 class Journal:
@@ -242,7 +232,7 @@ class Journal:
         with self._lock:
             snapshot = list(self._calls)
         found = [e for e in snapshot if (model is None or e[3] == model) and (path is None or e[2] == path)]
-        return [_call(e) for e in (found[-limit:] if limit is not None else found)]
+        return [Call(*e[:-1]) for e in (found[-limit:] if limit is not None else found)]
 
     @property
     def dropped(self) -> int:
@@ -302,7 +292,7 @@ class _JsonlSink:
             batch = [self._queue.get()]
             while not self._queue.empty():
                 batch.append(self._queue.get())
-            self._file.write(b"".join(call_json(_call(e)) + b"\n" for e in batch if e is not None))
+            self._file.write(b"".join(call_json(Call(*e[:-1])) + b"\n" for e in batch if e is not None))
             self._file.flush()
             if None in batch:
                 return

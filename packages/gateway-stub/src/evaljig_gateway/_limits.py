@@ -15,9 +15,6 @@ from dataclasses import dataclass, fields
 from evaljig_gateway._errors import GatewayError, invalid
 from evaljig_gateway._tokenizer import count as count_tokens
 
-#: A completions ``prompt`` as the cost functions take it: text, texts, token ids, or lists of token ids.
-Prompts = str | Sequence[str] | Sequence[int] | Sequence[Sequence[int]]
-
 
 @dataclass(frozen=True, slots=True)
 class Limits:
@@ -151,49 +148,29 @@ def check_product(param: str, what: str, product: int, limit: int, flag: str) ->
         )
 
 
-def echo_cost(prompts: Prompts, n: int, logprobs: int | None) -> int:
-    """Echoed prompt tokens x ``n`` x ``max(logprobs, 1)`` (x 1 without ``logprobs``).
-
-    Text is counted with the gateway's own tokenizer (the count
-    ``usage.prompt_tokens`` reports), a token-id list by its length.
-    """
-    tokens, _ = _echoed_tokens(prompts, None)
-    return tokens * _per_token(n, logprobs)
-
-
-def check_echo(limits: Limits, prompts: Prompts, n: int, logprobs: int | None) -> None:
-    """400 naming ``echo`` when echoing ``prompts`` would cost more than ``limits.max_echo_tokens``.
+def check_echo(limits: Limits, prompts: Sequence[str], n: int, logprobs: int | None) -> None:
+    """400 naming ``echo`` when echoing ``prompts`` would cost more than ``limits.max_echo_tokens``: echoed prompt
+    tokens (the gateway's own count, as ``usage.prompt_tokens`` reports) x ``n`` x ``max(logprobs, 1)`` (x 1
+    without ``logprobs``), a copy per choice, each scored with ``logprobs`` alternatives.
 
     Run before any choice is made. Prompts too short to be over the limit whatever they hold (a
     token is at least one character) are not tokenized at all, and counting stops as soon as the
     limit is passed, so a hostile prompt is never counted in full.
     """
-    limit, per_token = limits.max_echo_tokens, _per_token(n, logprobs)
-    if sum(len(p) for p in _prompt_list(prompts)) * per_token <= limit:
+    per_token = n * (max(logprobs, 1) if logprobs is not None else 1)
+    allowed = limits.max_echo_tokens // per_token  # tokens x per_token <= the limit exactly when tokens <= this
+    if sum(map(len, prompts)) <= allowed:
         return
-    tokens, complete = _echoed_tokens(prompts, limit // per_token)
-    shown = f"{tokens:,}" if complete else f"at least {tokens:,}"
-    if logprobs is None:
-        what = f"echoed prompt tokens x n ({shown} x {n})"
-    else:
-        what = f"echoed prompt tokens x n x logprobs ({shown} x {n} x {max(logprobs, 1)})"
-    check_product("echo", what, tokens * per_token, limit, "--max-echo-tokens")
-
-
-def _per_token(n: int, logprobs: int | None) -> int:
-    """What one echoed token costs: a copy per choice, each scored with ``logprobs`` alternatives (at least 1)."""
-    return n * (max(logprobs, 1) if logprobs is not None else 1)
-
-
-def _echoed_tokens(prompts: Prompts, stop_above: int | None) -> tuple[int, bool]:
-    """(tokens, True) for all of ``prompts``, or (more than ``stop_above``, False) as soon as that is known."""
     tokens = 0
-    for prompt in _prompt_list(prompts):
-        left = None if stop_above is None else stop_above - tokens
-        tokens += count_tokens(prompt, left) if isinstance(prompt, str) else len(prompt)
-        if stop_above is not None and tokens > stop_above:
-            return tokens, False
-    return tokens, True
+    for prompt in prompts:
+        tokens += count_tokens(prompt, allowed - tokens)
+        if tokens > allowed:  # over: counting stopped, so ``tokens`` is a lower bound
+            break
+    if logprobs is None:  # (not over: the check below passes)
+        what = f"echoed prompt tokens x n (at least {tokens:,} x {n})"
+    else:
+        what = f"echoed prompt tokens x n x logprobs (at least {tokens:,} x {n} x {max(logprobs, 1)})"
+    check_product("echo", what, tokens * per_token, limits.max_echo_tokens, "--max-echo-tokens")
 
 
 def check_model_name(model: str, limits: Limits) -> None:
@@ -207,13 +184,3 @@ def check_model_name(model: str, limits: Limits) -> None:
             f"a name of {len(model):,} characters exceeds this gateway's limit of "
             f"{limits.max_model_chars:,} (evaljig-gateway serve --max-model-chars).",
         )
-
-
-def _prompt_list(prompts: Prompts) -> list[str | Sequence[int]]:
-    """One entry per prompt: a string, a list of strings, token ids, or a list of token-id lists."""
-    if isinstance(prompts, str):
-        return [prompts]
-    items = list(prompts)
-    if items and all(isinstance(p, int) for p in items):
-        return [items]  # type: ignore[list-item]
-    return items  # type: ignore[return-value]

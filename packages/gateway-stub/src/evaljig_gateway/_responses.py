@@ -94,9 +94,8 @@ def _tools(body: dict[str, Any], max_tools: int) -> list[Tool]:
     for i, tool in enumerate(tools or []):
         if not isinstance(tool, dict) or not isinstance(tool.get("type"), str):
             raise invalid(f"tools[{i}]", "must be an object with a 'type'")
-        if tool["type"] != "function":
-            continue
-        functions.append(declared_function(tool, f"tools[{i}]"))  # the flat shape: name and parameters at the top
+        if tool["type"] == "function":  # the flat shape: name and parameters at the top
+            functions.append(declared_function(tool, f"tools[{i}]"))
     return functions
 
 

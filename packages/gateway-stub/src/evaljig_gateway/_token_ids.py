@@ -22,7 +22,6 @@ from importlib import resources
 from evaljig_gateway._errors import invalid
 
 END_OF_TEXT = 50256
-END_OF_TEXT_TEXT = "<|endoftext|>"
 #: Ids above this are refused (no tokenizer has this many; a JSON integer can be any size).
 MAX_TOKEN_ID = 2**31 - 1
 
@@ -43,9 +42,7 @@ def vocabulary_bytes() -> tuple[bytes, ...]:
 def _id_bytes(token: int, vocabulary: tuple[bytes, ...]) -> bytes:
     if token < len(vocabulary):
         return vocabulary[token]
-    if token == END_OF_TEXT:
-        return END_OF_TEXT_TEXT.encode()
-    return f"<|{token}|>".encode()
+    return f"<|{'endoftext' if token == END_OF_TEXT else token}|>".encode()
 
 
 def check_ids(value: object, param: str) -> list[int]:

@@ -85,10 +85,7 @@ def _bpe(word: str) -> tuple[str, ...]:
     parts = [data[i : i + 1] for i in range(len(data))]
     missing = len(ranks) + 1
     pair = [ranks.get(parts[i] + parts[i + 1], missing) for i in range(len(parts) - 1)]
-    while pair:
-        lowest = min(pair)
-        if lowest == missing:
-            break
+    while pair and (lowest := min(pair)) != missing:
         best = pair.index(lowest)
         parts[best : best + 2] = [parts[best] + parts[best + 1]]
         del pair[best]  # only the merged part's two neighbouring pairs change
