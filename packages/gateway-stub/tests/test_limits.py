@@ -134,13 +134,16 @@ def test_echo_cost_is_prompt_tokens_x_n_x_logprobs(prompts: Any, n: int, logprob
         assert f"= {cost:,} exceeds" in refused.value.message
 
 
-@pytest.mark.parametrize("several", [False, True])
-def test_echo_of_token_id_prompts_is_counted(several: bool) -> None:
-    """One token-id prompt or several: the echo limit counts their tokens as it counts text's."""
+@pytest.mark.parametrize(("several", "spelled"), [(False, False), (True, False), (False, True)])
+def test_echo_of_token_id_prompts_is_counted(several: bool, spelled: bool) -> None:
+    """One token-id prompt or several: the echo limit counts one token per id, as the echo returns them, even
+    when their text would tokenize to fewer (``spelled``: "Say: hi" one id per byte, 7 ids for 3 tokens of text)."""
     ranks = {token: rank for rank, token in enumerate(vocabulary_bytes())}
-    ids = [ranks[piece.encode()] for piece in _tokenizer.pieces("Say: hi, there")]  # 5 tokens
+    pieces = [bytes([b]) for b in b"Say: hi"] if spelled else [p.encode() for p in _tokenizer.pieces("Say: hi, there")]
+    ids = [ranks[piece] for piece in pieces]
+    assert _tokenizer.count("Say: hi") == 3
     body = {"model": "m", "prompt": [ids[:2], ids[2:]] if several else ids, "echo": True, "n": 2, "logprobs": 3}
-    cost = 5 * 2 * 3
+    cost = len(ids) * 2 * 3
     with Gateway(limits=Limits(max_echo_tokens=cost)) as gw, httpx.Client(base_url=gw.url) as http:
         assert http.post("/v1/completions", json={**body, "max_tokens": 0}).status_code == 200  # at the limit
     with Gateway(limits=Limits(max_echo_tokens=cost - 1)) as gw, httpx.Client(base_url=gw.url) as http:

@@ -90,7 +90,8 @@ def handle(req: Request) -> Reply:
     echo = body.get("echo") is True
     top = body.get("logprobs")
     if echo:  # echoed tokens x n x logprobs, refused before any choice is made or scored
-        check_echo(req.limits, [prompt.text for prompt in prompts], n, top)
+        # token ids: one echoed token each, whatever their text would tokenize to
+        check_echo(req.limits, [p.text if p.pieces is None else len(p.pieces) for p in prompts], n, top)
 
     key = req.answers.items() if top is not None and len(req.answers) else []
     head = head_of(req, req.digest, "cmpl-", "text_completion")

@@ -148,10 +148,11 @@ def check_product(param: str, what: str, product: int, limit: int, flag: str) ->
         )
 
 
-def check_echo(limits: Limits, prompts: Sequence[str], n: int, logprobs: int | None) -> None:
+def check_echo(limits: Limits, prompts: Sequence[str | int], n: int, logprobs: int | None) -> None:
     """400 naming ``echo`` when echoing ``prompts`` would cost more than ``limits.max_echo_tokens``: echoed prompt
     tokens (the gateway's own count, as ``usage.prompt_tokens`` reports) x ``n`` x ``max(logprobs, 1)`` (x 1
-    without ``logprobs``), a copy per choice, each scored with ``logprobs`` alternatives.
+    without ``logprobs``), a copy per choice, each scored with ``logprobs`` alternatives. A prompt is its text, or
+    its token count when that is known (token ids: one echoed token per id).
 
     Run before any choice is made. Prompts too short to be over the limit whatever they hold (a
     token is at least one character) are not tokenized at all, and counting stops as soon as the
@@ -159,11 +160,11 @@ def check_echo(limits: Limits, prompts: Sequence[str], n: int, logprobs: int | N
     """
     per_token = n * (max(logprobs, 1) if logprobs is not None else 1)
     allowed = limits.max_echo_tokens // per_token  # tokens x per_token <= the limit exactly when tokens <= this
-    if sum(map(len, prompts)) <= allowed:
+    if sum(p if isinstance(p, int) else len(p) for p in prompts) <= allowed:
         return
     tokens = 0
     for prompt in prompts:
-        tokens += count_tokens(prompt, allowed - tokens)
+        tokens += prompt if isinstance(prompt, int) else count_tokens(prompt, allowed - tokens)
         if tokens > allowed:  # over: counting stopped, so ``tokens`` is a lower bound
             break
     if logprobs is None:  # (not over: the check below passes)
