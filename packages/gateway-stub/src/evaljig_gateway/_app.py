@@ -253,7 +253,6 @@ class GatewayApp:
                 if behaviour.stall or behaviour.bad_request or behaviour.failure_status_for(call.attempt) is not None:
                     return await self._apply_behaviour(model, call.attempt, Reply(200, b""), receive)  # raises
             recorded = replayer.answer(key)
-            assert recorded is not None
             return recorded if model is None else await self._apply_behaviour(model, call.attempt, recorded, receive)
         if recorder is None:
             raise await self._in_thread(lambda: replayer.miss(key), receive)
