@@ -1,13 +1,18 @@
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import openai
 import pytest
 
 from evaljig_gateway import Gateway
+from evaljig_gateway._token_ids import vocabulary_bytes
+
+if TYPE_CHECKING:
+    import tiktoken
 
 FAKE_KEY = "sk-evaljig-test"  # never a real credential: the gateway ignores keys
 
@@ -47,3 +52,13 @@ def http(gateway: Gateway) -> httpx.Client:
 
 
 CHAT = {"model": "gpt-stub", "messages": [{"role": "user", "content": "What is the capital of France?"}]}
+
+
+@functools.cache
+def gpt2() -> tiktoken.Encoding:
+    """GPT-2's encoder (tiktoken) over the gateway's own vocabulary: the ids a client sends as token-id prompts."""
+    import tiktoken
+    from tiktoken_ext.openai_public import r50k_pat_str
+
+    ranks = {token: rank for rank, token in enumerate(vocabulary_bytes())}
+    return tiktoken.Encoding("gpt2-ranks", pat_str=r50k_pat_str, mergeable_ranks=ranks, special_tokens={})

@@ -8,24 +8,16 @@ with its ``parse_logprobs`` arithmetic.
 
 from __future__ import annotations
 
-import functools
 import math
 from operator import itemgetter
 from typing import Any
 
 import httpx
 import pytest
-import tiktoken
-from tiktoken_ext.openai_public import r50k_pat_str
 
 from evaljig_gateway import Gateway
-from evaljig_gateway._token_ids import vocabulary_bytes
 
-
-@functools.cache
-def gpt2() -> tiktoken.Encoding:
-    ranks = {token: rank for rank, token in enumerate(vocabulary_bytes())}
-    return tiktoken.Encoding("gpt2-ranks", pat_str=r50k_pat_str, mergeable_ranks=ranks, special_tokens={})
+from .conftest import gpt2
 
 
 def complete(http: httpx.Client, **body: Any) -> dict[str, Any]:
